@@ -1,0 +1,74 @@
+// The `loadgen` command (bundled by tsup into dist/cli.js, with a shebang).
+// Subcommands are placeholders until their issues land: each exits with 2.
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Command } from 'commander';
+
+export const NOT_IMPLEMENTED_EXIT_CODE = 2;
+
+/** The version in @x/loadgen's package.json (found by walking up from here). */
+export function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === '@x/loadgen' && pkg.version) return pkg.version;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return '0.0.0-unknown';
+    dir = parent;
+  }
+}
+
+const PLACEHOLDERS: ReadonlyArray<readonly [string, string]> = [
+  ['run', 'run a LoadGen test against a system under test'],
+  ['probe', 'measure the overhead of the JS <-> native bridge on this machine'],
+  ['report', 'summarize an mlperf_log_detail.txt / mlperf_log_summary.txt'],
+  ['sim', 'simulate a scenario with a synthetic system under test'],
+];
+
+export function createProgram(): Command {
+  const program = new Command();
+  program
+    .name('loadgen')
+    .description('MLPerf Inference LoadGen for Node.js')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpCommand('help [command]', 'show help for a command')
+    .showHelpAfterError();
+  for (const [name, description] of PLACEHOLDERS) {
+    program
+      .command(name)
+      .description(`${description} (not implemented yet)`)
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .action(() => {
+        process.stderr.write(`loadgen ${name}: not implemented yet: see README\n`);
+        process.exitCode = NOT_IMPLEMENTED_EXIT_CODE;
+      });
+  }
+  return program;
+}
+
+export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  await createProgram().parseAsync([...argv]);
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`loadgen: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,211 @@
+#include "query_generation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+
+#include "rng.h"
+
+namespace lg {
+
+std::vector<LoadableSet> GenerateLoadableSets(const EffectiveSettings& s, uint64_t requested_count,
+                                              uint64_t qsl_total_count) {
+  const uint64_t count = std::min(requested_count, qsl_total_count);
+  std::vector<uint64_t> order(count);
+  std::iota(order.begin(), order.end(), uint64_t{0});
+  Mt19937 qsl_rng(s.qsl_rng_seed);
+  Shuffle(order.data(), order.data() + order.size(), qsl_rng);
+
+  const uint64_t set_size = s.performance_sample_count;
+  const uint64_t padding = s.scenario == Scenario::MultiStream ? s.samples_per_query - 1 : 0;
+  std::vector<LoadableSet> sets;
+  if (set_size == 0) throw std::invalid_argument("performance sample count is 0");
+  for (uint64_t begin = 0; begin < count; begin += set_size) {
+    const uint64_t end = std::min(count, begin + set_size);
+    LoadableSet ls;
+    ls.set.reserve(end - begin + padding);
+    ls.set.assign(order.begin() + begin, order.begin() + end);
+    ls.sample_distribution_end = end - begin;
+    sets.push_back(std::move(ls));
+  }
+  // MultiStream takes S consecutive entries from a random start, so each set
+  // repeats its first S-1 entries at its end.
+  for (auto& ls : sets) {
+    for (uint64_t i = 0; i < padding; i++) ls.set.push_back(ls.set[i % ls.set.size()]);
+  }
+  return sets;
+}
+
+namespace {
+
+// A fixed list of positions consumed in order (the accuracy-mode and
+// "unique" sources; both a shuffle of 0, stride, 2*stride, ...).
+class ShuffledPositions {
+ public:
+  ShuffledPositions(uint64_t end, uint64_t stride, Mt19937* rng) {
+    for (uint64_t i = 0; i < end; i += stride) positions_.push_back(i);
+    Shuffle(positions_.data(), positions_.data() + positions_.size(), *rng);
+  }
+  uint64_t Next() {
+    if (next_ >= positions_.size()) {
+      throw std::out_of_range("generated more queries than there are loaded samples");
+    }
+    return positions_[next_++];
+  }
+
+ private:
+  std::vector<uint64_t> positions_;
+  size_t next_ = 0;
+};
+
+// Equal-issue source: back-to-back independent permutations of the set, so
+// every sample is issued equally often.
+class ConcatenatedPermutations {
+ public:
+  ConcatenatedPermutations(uint64_t min_queries, uint64_t set_size, Mt19937* rng) {
+    std::vector<uint64_t> perm(set_size);
+    std::iota(perm.begin(), perm.end(), uint64_t{0});
+    for (uint64_t j = 0; j < min_queries; j += set_size) {
+      Shuffle(perm.data(), perm.data() + perm.size(), *rng);
+      positions_.insert(positions_.end(), perm.begin(), perm.end());
+    }
+  }
+  uint64_t Next() {
+    if (positions_.empty()) throw std::out_of_range("equal-issue source is empty");
+    return positions_[(next_++) % positions_.size()];
+  }
+
+ private:
+  std::vector<uint64_t> positions_;
+  uint64_t next_ = 0;
+};
+
+// Seconds as double → integer ns, truncating like a duration_cast.
+inline int64_t SecondsToNs(double seconds) { return static_cast<int64_t>(seconds * 1e9); }
+
+}  // namespace
+
+GeneratedQueries GenerateQueries(const EffectiveSettings& s, const LoadableSet& loaded_set, bool accuracy) {
+  const std::vector<uint64_t>& loaded = loaded_set.set;
+  const bool server = s.scenario == Scenario::Server;
+  const bool offline = s.scenario == Scenario::Offline;
+  const bool multi_stream = s.scenario == Scenario::MultiStream;
+
+  // Generate twice the duration outside Server, in case the SUT is faster than expected.
+  int64_t gen_duration_ns = (server ? 1 : 2) * s.target_duration_ms * 1000000;
+  uint64_t min_queries = s.min_query_count;
+  uint64_t spq = s.samples_per_query;
+  if (accuracy && offline) spq = loaded_set.sample_distribution_end;
+  if (accuracy || s.performance_issue_unique) {
+    gen_duration_ns = 0;
+    min_queries = loaded.size() / spq;  // truncation intended; MultiStream sets are padded
+  }
+
+  Mt19937 sample_rng(s.sample_index_rng_seed);
+  Mt19937 schedule_rng(s.schedule_rng_seed);
+  const uint64_t stride = multi_stream ? spq : 1;
+
+  // All three sources are built up front, in this order, and all draw from
+  // sample_rng at construction (except the performance-mode uniform source).
+  const uint64_t dist_end = loaded_set.sample_distribution_end;
+  std::unique_ptr<ShuffledPositions> accuracy_source;
+  if (accuracy) accuracy_source.reset(new ShuffledPositions(dist_end, stride, &sample_rng));
+  UniformIntDistribution uniform_source(0, static_cast<int>(dist_end) - 1);
+  ShuffledPositions unique_source(dist_end, stride, &sample_rng);
+  ConcatenatedPermutations equal_issue_source(min_queries, loaded.size(), &sample_rng);
+  auto next_from_mode_source = [&]() -> uint64_t {
+    if (accuracy) return accuracy_source->Next();
+    return static_cast<uint64_t>(uniform_source(sample_rng));
+  };
+
+  const bool equal_issue = s.sample_concatenate_permutation;
+  if (!accuracy && equal_issue) {
+    if (offline && spq % loaded.size() != 0) {
+      spq += loaded.size() - spq % loaded.size();
+    } else if (!offline && min_queries % loaded.size() != 0) {
+      min_queries += loaded.size() - min_queries % loaded.size();
+    }
+  }
+
+  const double period_s = 1.0 / s.target_qps;
+  const int64_t fixed_period_ns = SecondsToNs(period_s);
+  auto next_gap = [&]() -> int64_t {
+    if (server) return SecondsToNs(ExponentialDouble(schedule_rng, s.target_qps));
+    return fixed_period_ns;
+  };
+
+  GeneratedQueries out;
+  out.query_offset.push_back(0);
+  if (!accuracy && !s.performance_issue_unique && !offline && s.target_qps > 0) {
+    // Reserve roughly what the loop will generate, to avoid regrowth at 1e7 queries.
+    double expected = std::max<double>(min_queries, gen_duration_ns * 1e-9 * s.target_qps * 1.05 + 16);
+    if (expected < 5e8) {
+      out.scheduled_delta_ns.reserve(static_cast<size_t>(expected));
+      out.query_offset.reserve(static_cast<size_t>(expected) + 1);
+      out.sample_index.reserve(static_cast<size_t>(expected * spq));
+    }
+  }
+
+  const uint64_t same = s.performance_issue_same_index;
+  int64_t timestamp = 0;
+  int64_t prev_timestamp = 0;
+  while (prev_timestamp < gen_duration_ns || out.query_count() < min_queries) {
+    if (multi_stream) {
+      uint64_t start = s.performance_issue_unique ? unique_source.Next()
+                       : s.performance_issue_same ? same
+                                                  : next_from_mode_source();
+      for (uint64_t k = 0; k < spq; k++) out.sample_index.push_back(loaded.at(start + k));
+    } else if (offline) {
+      const uint64_t n = loaded.size();
+      const uint64_t full = spq / n;
+      const uint64_t remainder = spq % n;
+      const size_t base = out.sample_index.size();
+      if (s.performance_issue_same) {
+        out.sample_index.insert(out.sample_index.end(), spq, loaded.at(same));
+      } else {
+        for (uint64_t r = 0; r < full; r++) {
+          out.sample_index.insert(out.sample_index.end(), loaded.begin(), loaded.end());
+          if (equal_issue) {
+            uint64_t* p = out.sample_index.data() + base + r * n;
+            Shuffle(p, p + n, sample_rng);
+          }
+        }
+        out.sample_index.insert(out.sample_index.end(), loaded.begin(), loaded.begin() + remainder);
+      }
+    } else {
+      for (uint64_t k = 0; k < spq; k++) {
+        uint64_t pos = s.performance_issue_unique ? unique_source.Next()
+                       : s.performance_issue_same ? same
+                       : equal_issue              ? equal_issue_source.Next()
+                                                  : next_from_mode_source();
+        out.sample_index.push_back(loaded.at(pos));
+      }
+    }
+    out.scheduled_delta_ns.push_back(timestamp);
+    out.query_offset.push_back(out.sample_index.size());
+    prev_timestamp = timestamp;
+    timestamp += next_gap();
+    // Equal issue: keep the total a whole number of passes over the set.
+    if (equal_issue && out.query_count() >= min_queries && prev_timestamp < gen_duration_ns && !offline) {
+      min_queries += loaded.size();
+    }
+  }
+
+  // Offline accuracy: a last, smaller query for what a whole query missed.
+  if (offline && accuracy) {
+    const uint64_t remaining = loaded.size() % spq;
+    if (remaining != 0) {
+      for (uint64_t k = 0; k < remaining; k++) out.sample_index.push_back(loaded.at(next_from_mode_source()));
+      out.scheduled_delta_ns.push_back(timestamp);
+      out.query_offset.push_back(out.sample_index.size());
+    }
+  }
+
+  out.samples_per_query = spq;
+  out.duration_ns = timestamp;
+  return out;
+}
+
+}  // namespace lg
