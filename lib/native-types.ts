@@ -1,5 +1,128 @@
-// PLACEHOLDER written by the scaffold so the build can be tested; the real
-// interface (owned by another engineer) replaces this file.
+// The shape of the compiled addon (native/addon/addon.cc). Internal: users
+// go through the typed API in index.ts.
+
+/** Official snake_case settings as the engine reads them; seeds as decimal strings. */
+export type RawSettings = Record<string, number | boolean | string>;
+
+export interface RawPercentile {
+  percentile: number;
+  value: number;
+}
+
+export interface RawSummary {
+  sutName: string;
+  valid: boolean;
+  perfConstraintsMet: boolean;
+  hasPerfConstraints: boolean;
+  minDurationMet: boolean;
+  minQueriesMet: boolean;
+  earlyStoppingMet: boolean;
+  recommendations: string[];
+  earlyStoppingText: string;
+  earlyStoppingTtftText: string;
+  earlyStoppingTpotText: string;
+  sampleCount: number;
+  queryCount: number;
+  overlatencyQueryCount: number;
+  completedSamplesPerSec: number;
+  scheduledSamplesPerSec: number;
+  samplesPerSec: number;
+  qpsWithLoadgenOverhead: number;
+  qpsWithoutLoadgenOverhead: number;
+  tokensPerSec: number;
+  tokenThroughputWithOverhead: number;
+  tokenThroughputOfficial: number;
+  inferredTokensPerSec: number;
+  targetLatencyPercentileValue: number;
+  ttftTargetPercentileValue: number;
+  tpotTargetPercentileValue: number;
+  earlyStoppingLatencySs: number;
+  earlyStoppingLatencyMs: number;
+  latencyMin: number;
+  latencyMax: number;
+  latencyMean: number;
+  latencyPercentiles: RawPercentile[];
+  queryLatencyMin: number;
+  queryLatencyMax: number;
+  queryLatencyMean: number;
+  queryLatencyPercentiles: RawPercentile[];
+  tokenCount: number;
+  ttftMin: number;
+  ttftMax: number;
+  ttftMean: number;
+  ttftPercentiles: RawPercentile[];
+  tpotMin: number;
+  tpotMax: number;
+  tpotMean: number;
+  tpotPercentiles: RawPercentile[];
+}
+
+export interface RawOutcome {
+  hasSummary: boolean;
+  summary?: RawSummary;
+  summaryText: string;
+  warnings: number;
+  errors: number;
+  errorMessages: string[];
+  unknownIds: number;
+  duplicateCompletions: number;
+  duplicateFirstTokens: number;
+  lateFirstTokens: number;
+  tokenCountErrors: number;
+  missingFirstTokens: number;
+  accuracyLogEntries: number;
+  aborted: boolean;
+  abortReason: string;
+  summaryPath: string;
+  detailPath: string;
+  accuracyPath: string;
+  tracePath: string;
+  effectiveSamplesPerQuery: number;
+  effectiveMinQueryCount: number;
+  effectiveTargetQps: number;
+  performanceSampleCount: number;
+  accuracySampleCount: number;
+  peakTargetQps: number;
+}
+
+export interface Dispatcher {
+  issue(buf: Float64Array, words: number): void;
+  flush(): void;
+  load(token: number, indices: Float64Array): void;
+  unload(token: number, indices: Float64Array): void;
+  done(outcome: RawOutcome | null, error: string | null): void;
+}
+
+export interface TestMeta {
+  sutName: string;
+  qslName: string;
+  totalSampleCount: number;
+  performanceSampleCount: number;
+  auditConfig?: string;
+  nativeSut?: { tokens: number };
+}
+
 export interface NativeBinding {
   readonly engineVersion: string;
+  readonly compatibleLoadgenVersion: string;
+  readonly sharedBuffer: Float64Array;
+  readonly sharedCapacity: number;
+  startTest(settings: RawSettings, logSettings: object, meta: TestMeta, dispatcher: Dispatcher): void;
+  qslDone(token: number, error?: string): void;
+  abortTest(reason: string): void;
+  progress(): { running: boolean; issuedSamples: number; completedSamples: number; elapsedNs: number };
+  testRunning(): boolean;
+  completeShared(n: number): void;
+  firstTokenShared(n: number): void;
+  completeArray(buf: Float64Array, n: number): void;
+  firstTokenArray(buf: Float64Array, n: number): void;
+  completeObjects(responses: unknown[]): void;
+  firstTokenObjects(responses: unknown[]): void;
+  loadSettings(
+    model: string,
+    scenario: string,
+    mlperfConf: string | null,
+    userConf: string | null,
+  ): { settings: RawSettings; errors: string[]; warnings: string[] };
+  benchmarkNames(): string[];
 }

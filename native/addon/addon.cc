@@ -1,9 +1,239 @@
-// Module entry point of the @x/loadgen addon (placeholder until the bridge lands).
+// Module entry point: the functions lib/ calls. Settings arrive already
+// validated by the TypeScript layer; this file only moves data.
 #include <napi.h>
 
-static Napi::Object Init(Napi::Env env, Napi::Object exports) {
-  exports.Set("engineVersion", Napi::String::New(env, "0.1.0"));
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "config.h"
+#include "convert.h"
+#include "loadgen.h"
+#include "native_null_sut.h"
+#include "test_context.h"
+
+namespace lgaddon {
+
+namespace {
+
+constexpr size_t kSharedCapacity = 1 << 14;  // responses per call through the shared buffer
+
+// Per JS environment (main thread and each worker): the buffer JS packs
+// completions into, so a completion call passes no objects.
+struct InstanceData {
+  Napi::Reference<Napi::Float64Array> shared;
+  double* shared_data = nullptr;
+};
+
+std::unique_ptr<TestContext> g_context;  // the running (or last) test; JS thread of its owner only
+
+uint64_t IdFromDouble(double d) {
+  if (!(d >= 0) || d >= 18446744073709551616.0 || std::floor(d) != d) return UINT64_MAX;
+  return static_cast<uint64_t>(d);
+}
+
+thread_local std::vector<lg::SampleResponse> t_responses;
+
+// [id, nTokens] pairs.
+void CompletePairs(const double* words, size_t n, bool first_token) {
+  t_responses.resize(n);
+  for (size_t i = 0; i < n; i++) {
+    t_responses[i].id = IdFromDouble(words[2 * i]);
+    t_responses[i].data = nullptr;
+    t_responses[i].size = 0;
+    const double tokens = words[2 * i + 1];
+    t_responses[i].n_tokens = std::isfinite(tokens) ? static_cast<int64_t>(tokens) : 0;
+  }
+  if (first_token) {
+    lg::FirstTokenComplete(t_responses.data(), n);
+  } else {
+    lg::QuerySamplesComplete(t_responses.data(), n);
+  }
+}
+
+Napi::Value CompleteShared(const Napi::CallbackInfo& info, bool first_token) {
+  InstanceData* data = info.Env().GetInstanceData<InstanceData>();
+  size_t n = info[0].As<Napi::Number>().Uint32Value();
+  if (n > kSharedCapacity) n = kSharedCapacity;
+  CompletePairs(data->shared_data, n, first_token);
+  return info.Env().Undefined();
+}
+
+Napi::Value CompleteArray(const Napi::CallbackInfo& info, bool first_token) {
+  Napi::Float64Array arr = info[0].As<Napi::Float64Array>();
+  size_t n = info[1].As<Napi::Number>().Uint32Value();
+  if (2 * n > arr.ElementLength()) n = arr.ElementLength() / 2;
+  CompletePairs(arr.Data(), n, first_token);
+  return info.Env().Undefined();
+}
+
+// Generic form: an array of { id, data?, nTokens? } objects.
+Napi::Value CompleteObjects(const Napi::CallbackInfo& info, bool first_token) {
+  Napi::Array arr = info[0].As<Napi::Array>();
+  const uint32_t n = arr.Length();
+  std::vector<lg::SampleResponse> responses(n);
+  for (uint32_t i = 0; i < n; i++) {
+    Napi::Value item = arr.Get(i);
+    if (!item.IsObject()) {
+      responses[i].id = UINT64_MAX;
+      continue;
+    }
+    Napi::Object o = item.As<Napi::Object>();
+    Napi::Value id = o.Get("id");
+    responses[i].id = id.IsNumber() ? IdFromDouble(id.As<Napi::Number>().DoubleValue()) : UINT64_MAX;
+    Napi::Value tokens = o.Get("nTokens");
+    responses[i].n_tokens = tokens.IsNumber() ? tokens.As<Napi::Number>().Int64Value() : 0;
+    Napi::Value d = o.Get("data");
+    if (d.IsTypedArray()) {
+      Napi::TypedArray t = d.As<Napi::TypedArray>();
+      responses[i].data = static_cast<const uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset();
+      responses[i].size = t.ByteLength();
+    } else if (d.IsDataView()) {
+      Napi::DataView v = d.As<Napi::DataView>();
+      responses[i].data = static_cast<const uint8_t*>(v.ArrayBuffer().Data()) + v.ByteOffset();
+      responses[i].size = v.ByteLength();
+    } else if (d.IsArrayBuffer()) {
+      Napi::ArrayBuffer b = d.As<Napi::ArrayBuffer>();
+      responses[i].data = static_cast<const uint8_t*>(b.Data());
+      responses[i].size = b.ByteLength();
+    }
+  }
+  if (first_token) {
+    lg::FirstTokenComplete(responses.data(), n);
+  } else {
+    lg::QuerySamplesComplete(responses.data(), n);
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value StartTest(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (lg::TestRunning() || (g_context && !g_context->finished_)) {
+    throw Napi::Error::New(env, "a test is already running; wait for its promise to settle before starting another");
+  }
+  lg::TestSettings settings = SettingsFromJs(info[0].As<Napi::Object>());
+  lg::LogSettings log_settings = LogSettingsFromJs(info[1].As<Napi::Object>());
+  Napi::Object meta = info[2].As<Napi::Object>();
+  Napi::Object dispatcher = info[3].As<Napi::Object>();
+  lg::TestOptions options;
+  Napi::Value audit = meta.Get("auditConfig");
+  if (audit.IsString()) options.audit_config_path = audit.As<Napi::String>().Utf8Value();
+  const std::string sut_name = meta.Get("sutName").As<Napi::String>().Utf8Value();
+  const std::string qsl_name = meta.Get("qslName").As<Napi::String>().Utf8Value();
+  const uint64_t total = static_cast<uint64_t>(meta.Get("totalSampleCount").As<Napi::Number>().DoubleValue());
+  const uint64_t perf = static_cast<uint64_t>(meta.Get("performanceSampleCount").As<Napi::Number>().DoubleValue());
+
+  g_context.reset();  // the previous test has finished: join and release it
+  g_context.reset(new TestContext(env, dispatcher));
+  TestContext* ctx = g_context.get();
+  Napi::Value native_sut = meta.Get("nativeSut");
+  if (native_sut.IsObject()) {
+    const int64_t tokens = native_sut.As<Napi::Object>().Get("tokens").As<Napi::Number>().Int64Value();
+    auto sut = std::make_unique<NativeNullSut>(tokens);
+    auto qsl = std::make_unique<NativeNullQsl>(total, perf);
+    lg::SystemUnderTest* s = sut.get();
+    lg::QuerySampleLibrary* q = qsl.get();
+    ctx->Start(s, q, settings, log_settings, options, std::move(sut), std::move(qsl));
+  } else {
+    auto sut = std::make_unique<JsSut>(ctx, sut_name);
+    auto qsl = std::make_unique<JsQsl>(ctx, qsl_name, total, perf);
+    lg::SystemUnderTest* s = sut.get();
+    lg::QuerySampleLibrary* q = qsl.get();
+    ctx->Start(s, q, settings, log_settings, options, std::move(sut), std::move(qsl));
+  }
+  return env.Undefined();
+}
+
+Napi::Value QslDone(const Napi::CallbackInfo& info) {
+  if (g_context) {
+    const uint64_t token = static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue());
+    std::string error = info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : "";
+    g_context->SettleQslCall(token, error);
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value AbortTest(const Napi::CallbackInfo& info) {
+  std::string reason = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "aborted";
+  lg::AbortTest(reason);
+  return info.Env().Undefined();
+}
+
+Napi::Value Progress(const Napi::CallbackInfo& info) {
+  lg::Progress p = lg::GetProgress();
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("running", p.running);
+  o.Set("issuedSamples", static_cast<double>(p.issued_samples));
+  o.Set("completedSamples", static_cast<double>(p.completed_samples));
+  o.Set("elapsedNs", static_cast<double>(p.elapsed_ns));
+  return o;
+}
+
+Napi::Value LoadSettings(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string model = info[0].As<Napi::String>().Utf8Value();
+  const std::string scenario = info[1].As<Napi::String>().Utf8Value();
+  std::string mlperf_path, user_path;
+  const bool has_mlperf = info[2].IsString();
+  const bool has_user = info[3].IsString();
+  if (has_mlperf) mlperf_path = info[2].As<Napi::String>().Utf8Value();
+  if (has_user) user_path = info[3].As<Napi::String>().Utf8Value();
+  lg::TestSettings s;
+  lg::Scenario sc;
+  if (lg::ParseScenario(scenario, &sc)) s.scenario = sc;
+  lg::ConfigResult r = lg::LoadSettingsFromConfig(has_mlperf ? &mlperf_path : nullptr, has_user ? &user_path : nullptr,
+                                                  model, scenario, &s);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("settings", SettingsToJs(env, s));
+  Napi::Array errors = Napi::Array::New(env, r.errors.size());
+  for (size_t i = 0; i < r.errors.size(); i++) errors.Set(static_cast<uint32_t>(i), r.errors[i]);
+  Napi::Array warnings = Napi::Array::New(env, r.warnings.size());
+  for (size_t i = 0; i < r.warnings.size(); i++) warnings.Set(static_cast<uint32_t>(i), r.warnings[i]);
+  o.Set("errors", errors);
+  o.Set("warnings", warnings);
+  return o;
+}
+
+Napi::Value BenchmarkNames(const Napi::CallbackInfo& info) {
+  const auto& names = lg::BuiltinBenchmarkNames();
+  Napi::Array a = Napi::Array::New(info.Env(), names.size());
+  for (size_t i = 0; i < names.size(); i++) a.Set(static_cast<uint32_t>(i), names[i]);
+  return a;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* data = new InstanceData;
+  Napi::Float64Array shared = Napi::Float64Array::New(env, 2 * kSharedCapacity);
+  data->shared_data = shared.Data();
+  data->shared = Napi::Persistent(shared);
+  env.SetInstanceData(data);
+
+  exports.Set("engineVersion", Napi::String::New(env, lg::kEngineVersion));
+  exports.Set("compatibleLoadgenVersion", Napi::String::New(env, lg::kCompatibleLoadgenVersion));
+  exports.Set("sharedBuffer", shared);
+  exports.Set("sharedCapacity", Napi::Number::New(env, kSharedCapacity));
+  exports.Set("startTest", Napi::Function::New(env, StartTest));
+  exports.Set("qslDone", Napi::Function::New(env, QslDone));
+  exports.Set("abortTest", Napi::Function::New(env, AbortTest));
+  exports.Set("progress", Napi::Function::New(env, Progress));
+  exports.Set("testRunning", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
+                return Napi::Boolean::New(info.Env(), lg::TestRunning());
+              }));
+  exports.Set("completeShared", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteShared(i, false); }));
+  exports.Set("firstTokenShared", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteShared(i, true); }));
+  exports.Set("completeArray", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteArray(i, false); }));
+  exports.Set("firstTokenArray", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteArray(i, true); }));
+  exports.Set("completeObjects", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteObjects(i, false); }));
+  exports.Set("firstTokenObjects", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteObjects(i, true); }));
+  exports.Set("loadSettings", Napi::Function::New(env, LoadSettings));
+  exports.Set("benchmarkNames", Napi::Function::New(env, BenchmarkNames));
   return exports;
 }
 
-NODE_API_MODULE(loadgen, Init)
+}  // namespace
+
+}  // namespace lgaddon
+
+static Napi::Object InitModule(Napi::Env env, Napi::Object exports) { return lgaddon::Init(env, exports); }
+
+NODE_API_MODULE(loadgen, InitModule)

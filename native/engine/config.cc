@@ -170,6 +170,8 @@ void WarnAboutEntries(const ConfigMap& kv, const ConfigOrigins& origins, ConfTyp
 bool ParseConfigText(const std::string& text, const std::string& source_name, ConfigMap* kv,
                      std::vector<std::string>* errors, std::vector<std::string>* warnings,
                      ConfigOrigins* origins) {
+  ConfigMap discarded;
+  if (!kv) kv = &discarded;
   bool ok = true;
   int line_nr = 0;
   size_t pos = 0;
@@ -206,8 +208,10 @@ bool ParseConfigText(const std::string& text, const std::string& source_name, Co
         ok = false;
         line_failed = true;
         if (errors) {
-          errors->push_back(Where(source_name, line_nr) + ": expected 'key = value', found '" + tok + "' after '" +
-                            key + "'");
+          std::string message = Where(source_name, line_nr) + ": expected 'key = value', found '" + tok +
+                                "' after '" + key + "'";
+          if (key[0] == '#') message += " ('#' starts a comment only as a token of its own)";
+          errors->push_back(message);
         }
         break;
       }
@@ -219,7 +223,10 @@ bool ParseConfigText(const std::string& text, const std::string& source_name, Co
       }
     }
     if (!warnings || line_failed) continue;
-    if (expect == kEquals) {
+    if (expect != kKey && key[0] == '#') {
+      warnings->push_back(Where(source_name, line_nr) + ": '" + key +
+                          "' is read as a key, not a comment: '#' starts a comment only as a token of its own");
+    } else if (expect == kEquals) {
       if (key.find('=') != std::string::npos) {
         warnings->push_back(Where(source_name, line_nr) + ": ignored '" + key +
                             "': '=' must be separated from key and value by spaces");

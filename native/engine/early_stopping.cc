@@ -76,10 +76,19 @@ int64_t SearchFirstPassing(int64_t lo, int64_t hi, int64_t t, double p, double t
   return lo;
 }
 
+// Large, yet far enough from INT64_MAX that callers can add a query count.
+constexpr int64_t kUnreachable = INT64_MAX / 4;
+
 }  // namespace
 
 int64_t MinPassingQueriesFinder::operator()(int64_t t, double p, double tolerance,
                                             double confidence) {
+  const double q = p - tolerance;
+  // With q >= 1 (a 100th percentile target) no number of passing queries is
+  // ever enough; upstream would convert ceil(-inf) to an integer here, which
+  // is undefined, so we answer "unreachable" instead.
+  if (!(q < 1)) return kUnreachable;
+
   std::map<int64_t, int64_t>& known = caches_[std::make_tuple(p, tolerance, confidence)];
   auto at_or_after = known.lower_bound(t);
   if (at_or_after != known.end() && at_or_after->first == t) return at_or_after->second;
@@ -88,7 +97,7 @@ int64_t MinPassingQueriesFinder::operator()(int64_t t, double p, double toleranc
   // one; with nothing cached it starts from (t=0, h=ceil(log(1-c)/log(q)))
   // and a virtual point (t=-1, h=0).
   int64_t prev_t = 0;
-  int64_t prev_h = static_cast<int64_t>(std::ceil(std::log(1 - confidence) / std::log(p - tolerance)));
+  int64_t prev_h = static_cast<int64_t>(std::ceil(std::log(1 - confidence) / std::log(q)));
   int64_t older_t = -1;
   int64_t older_h = 0;
   auto walk = at_or_after;
@@ -103,7 +112,6 @@ int64_t MinPassingQueriesFinder::operator()(int64_t t, double p, double toleranc
     }
   }
 
-  const double q = p - tolerance;
   const double low_slope = q / (1 - p + tolerance);
   // Upstream multiplies the two differences where a slope would divide them;
   // it only widens the range, and we must reproduce the same range.

@@ -407,6 +407,7 @@ void TestDriver::RunFindPeak(const EffectiveSettings& base) {
 }  // namespace
 
 bool TestRunning() { return E().running.load(); }
+bool AbortRequested() { return E().abort_requested.load(); }
 
 TestOutcome StartTest(SystemUnderTest* sut, QuerySampleLibrary* qsl, const TestSettings& requested,
                       const LogSettings& log_settings, const TestOptions& options) {

@@ -67,6 +67,7 @@ void AbortTest(const std::string& reason);
 void ResumeIssuing();
 
 bool TestRunning();
+bool AbortRequested();
 
 // Progress of the running test, for reporting (relaxed reads).
 struct Progress {

@@ -125,4 +125,10 @@ TEST_CASE("SingleStream with 1000 queries at p=0.90 can discard 77 (t = 78)") {
   CHECK(1000 < SlowMinPassing(79, 0.90) + 79);
 }
 
+TEST_CASE("a 100th percentile target can never be met") {
+  lg::MinPassingQueriesFinder f;
+  CHECK(f(0, 1.0, 0.0, kConfidence) > (int64_t{1} << 60));
+  CHECK(f(5, 1.0, 0.0, kConfidence) > (int64_t{1} << 60));
+}
+
 TEST_MAIN()

@@ -1,0 +1,209 @@
+// startTest: runs one LoadGen test on the engine's own thread and resolves
+// with the typed result; the event loop stays free throughout.
+import { native } from './binding.js';
+import type { Dispatcher, RawOutcome, TestMeta } from './native-types.js';
+import { shapeResult, type TestResult } from './result.js';
+import { SettingsError, toEngineLogSettings, toEngineSettings, type LogSettings, type TestSettings } from './settings.js';
+
+export interface QuerySample {
+  /** Response id: hand it back in querySamplesComplete. A plain number. */
+  readonly id: number;
+  /** Index of the sample in the QSL. */
+  readonly index: number;
+}
+
+export interface SystemUnderTest {
+  name: string;
+  issueQuery(samples: QuerySample[]): void;
+  flushQueries(): void | Promise<void>;
+}
+
+export interface QuerySampleLibrary {
+  name: string;
+  totalSampleCount: number;
+  performanceSampleCount: number;
+  loadSamplesToRam(indices: number[]): void | Promise<void>;
+  unloadSamplesFromRam(indices: number[]): void | Promise<void>;
+}
+
+export interface StartTestOptions {
+  /** Path of the audit.config to apply if it exists (official default: ./audit.config); null disables it. */
+  auditConfig?: string | null;
+  /** End the test on Ctrl-C (SIGINT), with the logs written; default true. */
+  handleSigint?: boolean;
+}
+
+/** A SUT implemented in C++ inside the addon that answers every sample at once (for measuring the harness). */
+export interface NativeNullSut {
+  readonly kind: 'native-null';
+  readonly name: string;
+  readonly tokens: number;
+}
+
+export function createNativeNullSut(options: { tokens?: number } = {}): NativeNullSut {
+  return { kind: 'native-null', name: 'NativeNullSUT', tokens: options.tokens ?? 0 };
+}
+
+/** Rejection reason when the test was aborted (abortTest or Ctrl-C); the logs were written. */
+export class TestAbortedError extends Error {
+  constructor(
+    message: string,
+    readonly result: TestResult,
+  ) {
+    super(message);
+    this.name = 'TestAbortedError';
+  }
+}
+
+let running = false;
+
+/** Ends the running test as soon as possible; its promise rejects with TestAbortedError after the logs are written. */
+export function abortTest(reason = 'abortTest() called'): void {
+  native.abortTest(reason);
+}
+
+function checkQsl(qsl: QuerySampleLibrary): void {
+  if (!qsl || typeof qsl !== 'object') throw new SettingsError('qsl', 'qsl must be an object');
+  for (const key of ['totalSampleCount', 'performanceSampleCount'] as const) {
+    const v = qsl[key];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
+      throw new SettingsError(`qsl.${key}`, `qsl.${key} must be a positive integer, got ${String(v)}`);
+    }
+  }
+  if (typeof qsl.loadSamplesToRam !== 'function') throw new SettingsError('qsl.loadSamplesToRam', 'qsl.loadSamplesToRam must be a function');
+  if (typeof qsl.unloadSamplesFromRam !== 'function') {
+    throw new SettingsError('qsl.unloadSamplesFromRam', 'qsl.unloadSamplesFromRam must be a function');
+  }
+}
+
+function checkSut(sut: SystemUnderTest | NativeNullSut): void {
+  if (!sut || typeof sut !== 'object') throw new SettingsError('sut', 'sut must be an object');
+  if ((sut as NativeNullSut).kind === 'native-null') return;
+  const s = sut as SystemUnderTest;
+  if (typeof s.issueQuery !== 'function') throw new SettingsError('sut.issueQuery', 'sut.issueQuery must be a function');
+  if (typeof s.flushQueries !== 'function') throw new SettingsError('sut.flushQueries', 'sut.flushQueries must be a function');
+}
+
+export function startTest(
+  sut: SystemUnderTest | NativeNullSut,
+  qsl: QuerySampleLibrary,
+  settings: Partial<TestSettings>,
+  logSettings?: Partial<LogSettings>,
+  options: StartTestOptions = {},
+): Promise<TestResult> {
+  // Validation errors throw synchronously, before anything starts.
+  checkSut(sut);
+  checkQsl(qsl);
+  const engineSettings = toEngineSettings(settings);
+  const engineLog = toEngineLogSettings(logSettings);
+  if (running || native.testRunning()) {
+    throw new Error('a test is already running; wait for its promise to settle before starting another');
+  }
+  const scenario = (settings.scenario ?? 'SingleStream') as TestSettings['scenario'];
+  const mode = (settings.mode ?? 'PerformanceOnly') as TestSettings['mode'];
+  const tokens = engineSettings.use_token_latencies === true;
+  const isNative = (sut as NativeNullSut).kind === 'native-null';
+  const jsSut = sut as SystemUnderTest;
+  const meta: TestMeta = {
+    sutName: String(sut.name ?? 'SUT'),
+    qslName: String(qsl.name ?? 'QSL'),
+    totalSampleCount: qsl.totalSampleCount,
+    performanceSampleCount: qsl.performanceSampleCount,
+    auditConfig: options.auditConfig === null ? '' : (options.auditConfig ?? 'audit.config'),
+  };
+  if (isNative) meta.nativeSut = { tokens: (sut as NativeNullSut).tokens };
+
+  return new Promise<TestResult>((resolve, reject) => {
+    let callbackError: unknown;
+    const fail = (where: string, err: unknown) => {
+      if (callbackError === undefined) callbackError = err;
+      const message = err instanceof Error ? err.message : String(err);
+      native.abortTest(`${where} threw: ${message}`);
+    };
+    const onSigint = () => native.abortTest('SIGINT');
+    const handleSigint = options.handleSigint !== false;
+    if (handleSigint) process.on('SIGINT', onSigint);
+
+    const settleQsl = (token: number, result: void | Promise<void>, where: string) => {
+      if (result && typeof (result as Promise<void>).then === 'function') {
+        (result as Promise<void>).then(
+          () => native.qslDone(token),
+          (err: unknown) => {
+            fail(where, err);
+            native.qslDone(token, err instanceof Error ? err.message : String(err));
+          },
+        );
+      } else {
+        native.qslDone(token);
+      }
+    };
+
+    const dispatcher: Dispatcher = {
+      issue(buf: Float64Array, words: number) {
+        let p = 0;
+        while (p < words) {
+          const n = buf[p];
+          const samples: QuerySample[] = new Array(n);
+          for (let i = 0; i < n; i++) samples[i] = { id: buf[p + 1 + 2 * i], index: buf[p + 2 + 2 * i] };
+          p += 1 + 2 * n;
+          if (callbackError !== undefined) continue;
+          try {
+            jsSut.issueQuery(samples);
+          } catch (err) {
+            fail('sut.issueQuery', err);
+          }
+        }
+      },
+      flush() {
+        if (isNative) return;
+        try {
+          const r = jsSut.flushQueries();
+          if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).catch((err: unknown) => fail('sut.flushQueries', err));
+        } catch (err) {
+          fail('sut.flushQueries', err);
+        }
+      },
+      load(token: number, indices: Float64Array) {
+        try {
+          settleQsl(token, qsl.loadSamplesToRam(Array.from(indices)), 'qsl.loadSamplesToRam');
+        } catch (err) {
+          fail('qsl.loadSamplesToRam', err);
+          native.qslDone(token, err instanceof Error ? err.message : String(err));
+        }
+      },
+      unload(token: number, indices: Float64Array) {
+        try {
+          settleQsl(token, qsl.unloadSamplesFromRam(Array.from(indices)), 'qsl.unloadSamplesFromRam');
+        } catch (err) {
+          fail('qsl.unloadSamplesFromRam', err);
+          native.qslDone(token, err instanceof Error ? err.message : String(err));
+        }
+      },
+      done(outcome: RawOutcome | null, error: string | null) {
+        running = false;
+        if (handleSigint) process.removeListener('SIGINT', onSigint);
+        if (error !== null || outcome === null) {
+          reject(new Error(`loadgen: ${error ?? 'the test failed'}`));
+          return;
+        }
+        const result = shapeResult(outcome, scenario, mode, meta.sutName, tokens);
+        if (callbackError !== undefined) {
+          if (callbackError instanceof Error) Object.assign(callbackError, { result });
+          reject(callbackError);
+        } else if (outcome.aborted) {
+          reject(new TestAbortedError(`test aborted: ${outcome.abortReason}`, result));
+        } else {
+          resolve(result);
+        }
+      },
+    };
+    running = true;
+    try {
+      native.startTest(engineSettings, engineLog, meta, dispatcher);
+    } catch (err) {
+      running = false;
+      if (handleSigint) process.removeListener('SIGINT', onSigint);
+      reject(err);
+    }
+  });
+}
