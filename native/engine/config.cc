@@ -45,9 +45,14 @@ bool IsNumericValue(const std::string& token) {
 std::string Where(const std::string& source, int line) { return source + ":" + std::to_string(line); }
 
 const std::set<std::string>& MlperfConfOnlyKeys() {
-  static const std::set<std::string> keys = {
-      "qsl_rng_seed",     "sample_index_rng_seed", "schedule_rng_seed",           "accuracy_log_probability",
-      "test05",           "test05_qsl_rng_seed",   "test05_sample_index_rng_seed", "test05_schedule_rng_seed"};
+  static const std::set<std::string> keys = {"qsl_rng_seed",
+                                              "sample_index_rng_seed",
+                                              "schedule_rng_seed",
+                                              "accuracy_log_probability",
+                                              "test05",
+                                              "test05_qsl_rng_seed",
+                                              "test05_sample_index_rng_seed",
+                                              "test05_schedule_rng_seed"};
   return keys;
 }
 

@@ -23,9 +23,12 @@ namespace lg {
 enum class ConfType { MlperfConf = 0, UserConf = 1, AuditConfig = 2 };
 
 struct ConfigResult {
-  bool ok = true;                     // false iff errors is not empty
-  std::vector<std::string> errors;    // "path:line: message" (or "path: message")
-  std::vector<std::string> warnings;  // entries that the official engine silently ignores
+  bool ok = true;                   // false iff errors is not empty
+  std::vector<std::string> errors;  // "path:line: message" (or "can't open file path: reason")
+  // Entries the official engine ignores without a word (a seed in user.conf,
+  // an unknown key, "a=1" without spaces...). Meant for the user's console:
+  // writing them to the detail log would change its warning count.
+  std::vector<std::string> warnings;
 };
 
 // Full key ("model.scenario.key") -> value text, as written in the file.
@@ -68,6 +71,11 @@ void ApplyConfig(const ConfigMap& kv, const std::string& model, const std::strin
 // (the built-in table, or the file at *mlperf_conf_path when given) as
 // ConfType::MlperfConf, then, when given, the user.conf file as
 // ConfType::UserConf. A file that cannot be read or parsed contributes nothing.
+// Within one file the wildcard precedence applies; across files, any entry of
+// user.conf that matches replaces mlperf.conf's value, however specific that
+// was. Unlike the official FromConfig this keeps no process-wide count: each
+// call applies mlperf.conf again, and the official "Multiple conf files are
+// used" error is left to the caller.
 ConfigResult LoadSettingsFromConfig(const std::string* mlperf_conf_path, const std::string* user_conf_path,
                                     const std::string& model, const std::string& scenario, TestSettings* s);
 
@@ -77,6 +85,8 @@ ConfigResult LoadSettingsFromConfig(const std::string* mlperf_conf_path, const s
 // "Found Audit Config file (audit.config). Overriding TestSettings from
 // audit.config file."). Problems go to *errors, which the caller logs as
 // error_invalid_config. Model-specific entries never match: the model is "*".
+// A file that exists but cannot be read is reported as an error (the official
+// engine treats it as absent).
 bool ApplyAuditConfig(const std::string& path, TestSettings* s, std::vector<std::string>* errors,
                       std::vector<std::string>* warnings = nullptr);
 

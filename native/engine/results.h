@@ -43,12 +43,12 @@ struct Summary {
   double samples_per_sec = 0;             // Offline
   double qps_with_loadgen_overhead = 0;   // SingleStream
   double qps_without_loadgen_overhead = 0;
-  double tokens_per_sec = 0;              // Server: completed; Offline: tokens/s
+  double tokens_per_sec = 0;              // Offline: tokens / max latency; others: tokens / last completion
   double token_throughput_with_overhead = 0;
   double token_throughput_official = 0;   // the official (off by 1e9) result_token_throughput
   double token_throughput_corrected = 0;  // tokens / (mean latency in s x samples), non-Offline
   double inferred_tokens_per_sec = 0;
-  int64_t target_latency_percentile_value = 0;  // SS: sample latency; MS: query latency
+  int64_t target_latency_percentile_value = 0;  // MS: query latency; others: sample latency
   int64_t token_target_percentile_value = 0;    // TTFT at target percentile
   int64_t tpot_target_percentile_value = 0;
   int64_t early_stopping_latency_ss = 0;

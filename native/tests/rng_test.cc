@@ -113,15 +113,17 @@ TEST_CASE("golden: shuffles (pair-draw and single-draw paths)") {
 }
 
 TEST_CASE("golden: shuffle is a permutation; sizes 0 and 1 draw nothing") {
-  for (size_t n : {0, 1, 2, 3, 10, 1024, 13368, 65535, 65536, 70001}) {
-    std::vector<size_t> v = OurShuffle(5489, n);
-    std::vector<bool> seen(n, false);
-    bool ok = true;
-    for (size_t x : v) {
-      if (x >= n || seen[x]) ok = false;
-      if (x < n) seen[x] = true;
+  for (uint64_t seed : Seeds()) {
+    for (size_t n : {0, 1, 2, 3, 10, 1024, 13368, 65535, 65536, 70001}) {
+      std::vector<size_t> v = OurShuffle(seed, n);
+      std::vector<bool> seen(n, false);
+      bool ok = v.size() == n;
+      for (size_t x : v) {
+        if (x >= n || seen[x]) ok = false;
+        if (x < n) seen[x] = true;
+      }
+      CHECK(ok);
     }
-    CHECK(ok);
   }
   uint32_t next = 0;
   OurShuffle(5489, 0, &next);
@@ -392,7 +394,6 @@ TEST_CASE("libstdc++: Shuffle equals std::shuffle") {
 }
 
 TEST_CASE("libstdc++: canonical, uniform real and exponential equal std::") {
-  const double ranges[][2] = {{0.0, 1.0}, {-5.0, 3.7}, {0.0, 1e9}, {1e-3, 2e-3}, {-1e300, 1e300}};
   const double lambdas[] = {1.0, 1000.0, 350000.0, 0.5, 1e-9};
   for (uint64_t seed : Seeds()) {
     {
@@ -403,6 +404,11 @@ TEST_CASE("libstdc++: canonical, uniform real and exponential equal std::") {
         same = same && Bits(lg::GenerateCanonicalDouble(ours)) == Bits(std::generate_canonical<double, 53>(ref));
       CHECK(same);
     }
+    // When GCC may use FMA (-mfma, -march=native) it fuses libstdc++'s
+    // u * (b - a) + a, so std:: itself then drifts from the official
+    // (non-FMA) results; ours never fuses and the golden test covers it.
+#ifndef __FMA__
+    const double ranges[][2] = {{0.0, 1.0}, {-5.0, 3.7}, {0.0, 1e9}, {1e-3, 2e-3}, {-1e300, 1e300}};
     for (const auto& r : ranges) {
       lg::Mt19937 ours(seed);
       std::mt19937 ref(seed);
@@ -411,6 +417,7 @@ TEST_CASE("libstdc++: canonical, uniform real and exponential equal std::") {
       for (int i = 0; i < 1000; ++i) same = same && Bits(lg::UniformRealDouble(ours, r[0], r[1])) == Bits(d(ref));
       CHECK(same);
     }
+#endif
     for (double lambda : lambdas) {
       lg::Mt19937 ours(seed);
       std::mt19937 ref(seed);
