@@ -86,6 +86,8 @@ export interface RawOutcome {
 }
 
 export interface Dispatcher {
+  /** Set by the addon: the one-query mailbox of sequential scenarios. */
+  mailbox?: Float64Array;
   issue(buf: Float64Array, words: number): void;
   flush(): void;
   load(token: number, indices: Float64Array): void;

@@ -138,6 +138,14 @@ export function startTest(
       }
     };
 
+    const callIssue = (samples: QuerySample[]) => {
+      if (callbackError !== undefined) return;
+      try {
+        jsSut.issueQuery(samples);
+      } catch (err) {
+        fail('sut.issueQuery', err);
+      }
+    };
     const dispatcher: Dispatcher = {
       issue(buf: Float64Array, words: number) {
         let p = 0;
@@ -146,12 +154,17 @@ export function startTest(
           const samples: QuerySample[] = new Array(n);
           for (let i = 0; i < n; i++) samples[i] = { id: buf[p + 1 + 2 * i], index: buf[p + 2 + 2 * i] };
           p += 1 + 2 * n;
-          if (callbackError !== undefined) continue;
-          try {
-            jsSut.issueQuery(samples);
-          } catch (err) {
-            fail('sut.issueQuery', err);
-          }
+          callIssue(samples);
+        }
+        // SingleStream/MultiStream: a completion made inside issueQuery may
+        // have put the next query in the mailbox; issue it from this loop.
+        const mailbox = dispatcher.mailbox!;
+        while (mailbox[0] !== 0) {
+          const n = mailbox[1];
+          const samples: QuerySample[] = new Array(n);
+          for (let i = 0; i < n; i++) samples[i] = { id: mailbox[2 + 2 * i], index: mailbox[3 + 2 * i] };
+          mailbox[0] = 0;
+          callIssue(samples);
         }
       },
       flush() {

@@ -34,6 +34,12 @@ uint64_t IdFromDouble(double d) {
 
 thread_local std::vector<lg::SampleResponse> t_responses;
 
+// A completion on the JS thread may have issued the next SingleStream query
+// into the mailbox; deliver it if no dispatcher loop is there to pick it up.
+void AfterCompletion() {
+  if (g_context && g_context->OnOwnerThread()) g_context->FlushMailboxIfIdle();
+}
+
 // [id, nTokens] pairs.
 void CompletePairs(const double* words, size_t n, bool first_token) {
   t_responses.resize(n);
@@ -48,6 +54,7 @@ void CompletePairs(const double* words, size_t n, bool first_token) {
     lg::FirstTokenComplete(t_responses.data(), n);
   } else {
     lg::QuerySamplesComplete(t_responses.data(), n);
+    AfterCompletion();
   }
 }
 
@@ -102,6 +109,7 @@ Napi::Value CompleteObjects(const Napi::CallbackInfo& info, bool first_token) {
     lg::FirstTokenComplete(responses.data(), n);
   } else {
     lg::QuerySamplesComplete(responses.data(), n);
+    AfterCompletion();
   }
   return info.Env().Undefined();
 }

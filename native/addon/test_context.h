@@ -65,6 +65,14 @@ class TestContext {
   bool OnOwnerThread() const { return std::this_thread::get_id() == owner_; }
   // JS thread only.
   void DispatchDirect(const lg::QuerySample* samples, size_t count);
+  // SingleStream/MultiStream on the JS thread: the next query goes into a
+  // one-query mailbox that the JS dispatcher's loop empties, so issuing it
+  // costs no native→JS call. Returns false when the mailbox is taken.
+  bool PostToMailbox(const lg::QuerySample* samples, size_t count);
+  // After an engine call made from JS outside a dispatch: deliver a query
+  // left in the mailbox.
+  void FlushMailboxIfIdle();
+  bool in_dispatch_ = false;
   void DeliverQueries(const std::vector<lg::QuerySample>& samples, const std::vector<uint32_t>& sizes);
 
   Napi::Env env_;
@@ -78,6 +86,9 @@ class TestContext {
   Napi::Reference<Napi::Float64Array> drain_buf_;
   double* drain_data_ = nullptr;
   size_t drain_cap_ = 0;
+  Napi::Reference<Napi::Float64Array> mailbox_buf_;  // [words, n, id, index, ...]
+  double* mailbox_ = nullptr;
+  size_t mailbox_cap_ = 0;
   Napi::Reference<Napi::Float64Array> direct_buf_;
   double* direct_data_ = nullptr;
   size_t direct_cap_ = 0;
