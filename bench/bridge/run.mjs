@@ -31,7 +31,7 @@ function workerSut(n) {
   const workers = [];
   const rings = [];
   for (let w = 0; w < n; w++) {
-    const ring = new SharedArrayBuffer(12);
+    const ring = new SharedArrayBuffer(16);
     const slots = new SharedArrayBuffer(8 * (1 << 20));
     workers.push(new Worker(new URL('./worker-completer.mjs', import.meta.url), { workerData: { ring, slots } }));
     rings.push({ ctl: new Int32Array(ring), ids: new Float64Array(slots), head: 0 });
@@ -47,7 +47,8 @@ function workerSut(n) {
           r.ids[r.head % r.ids.length] = samples[i].id;
           r.head = (r.head + 1) | 0;
           Atomics.store(r.ctl, 0, r.head);
-          Atomics.notify(r.ctl, 0, 1);
+          // A futex wake only when the worker said it is going to sleep.
+          if (Atomics.load(r.ctl, 3) === 1) Atomics.notify(r.ctl, 0, 1);
         }
       },
       flushQueries() {},
@@ -113,6 +114,13 @@ const offlineTsSut = {
 const ladder = quick ? [100_000, 200_000, 300_000] : [100_000, 200_000, 250_000, 300_000, 350_000, 400_000, 450_000, 500_000];
 console.log(`bench/bridge: Server runs of ${durationMs} ms, 10 ms latency bound, p99 target percentile`);
 const results = {};
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : '';
+if (only === 'workers') {
+  const w1 = workerSut(Number(arg('--workers', 2)));
+  console.log('highest VALID', await serverLadder('(b) TS null SUT, workers', w1.sut, ladder));
+  await w1.stop();
+  process.exit(0);
+}
 results.native = await serverLadder('(c) C++ null SUT', createNativeNullSut(), ladder);
 results.inline = await serverLadder('(a) TS null SUT, main thread', inlineSut, ladder);
 const w = workerSut(2);

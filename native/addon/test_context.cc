@@ -20,6 +20,17 @@ uv_loop_t* LoopOf(Napi::Env env) {
   return loop;
 }
 
+// Marks the JS dispatcher as running for the scope (nested scopes restore).
+class DispatchScope {
+ public:
+  explicit DispatchScope(bool* flag) : flag_(flag), old_(*flag) { *flag = true; }
+  ~DispatchScope() { *flag_ = old_; }
+
+ private:
+  bool* flag_;
+  bool old_;
+};
+
 size_t PackQuery(double* out, const lg::QuerySample* samples, size_t count) {
   out[0] = static_cast<double>(count);
   for (size_t i = 0; i < count; i++) {
@@ -102,24 +113,13 @@ bool TestContext::PostToMailbox(const lg::QuerySample* samples, size_t count) {
 void TestContext::FlushMailboxIfIdle() {
   if (in_dispatch_ || mailbox_[0] == 0 || finished_) return;
   Napi::HandleScope scope(env_);
-  in_dispatch_ = true;
-  try {
-    issue_fn_.Call(dispatcher_.Value(), {direct_buf_.Value(), Napi::Number::New(env_, 0)});
-  } catch (const Napi::Error& e) {
-    in_dispatch_ = false;
-    throw;
-  }
-  in_dispatch_ = false;
+  DispatchScope dispatching(&in_dispatch_);
+  issue_fn_.Call(dispatcher_.Value(), {direct_buf_.Value(), Napi::Number::New(env_, 0)});
 }
 
 void TestContext::DispatchDirect(const lg::QuerySample* samples, size_t count) {
   Napi::HandleScope scope(env_);
-  struct Flag {
-    bool& f;
-    bool old;
-    ~Flag() { f = old; }
-  } flag{in_dispatch_, in_dispatch_};
-  in_dispatch_ = true;
+  DispatchScope dispatching(&in_dispatch_);
   if (1 + 2 * count <= direct_cap_) {
     const size_t words = PackQuery(direct_data_, samples, count);
     issue_fn_.Call(dispatcher_.Value(), {direct_buf_.Value(), Napi::Number::New(env_, static_cast<double>(words))});
@@ -132,12 +132,7 @@ void TestContext::DispatchDirect(const lg::QuerySample* samples, size_t count) {
 
 void TestContext::DeliverQueries(const std::vector<lg::QuerySample>& samples, const std::vector<uint32_t>& sizes) {
   Napi::HandleScope scope(env_);
-  struct Flag {
-    bool& f;
-    bool old;
-    ~Flag() { f = old; }
-  } flag{in_dispatch_, in_dispatch_};
-  in_dispatch_ = true;
+  DispatchScope dispatching(&in_dispatch_);
   slice_start_ns_ = slice_last_ns_ = lg::NowNs();
   size_t used = 0;
   size_t offset = 0;

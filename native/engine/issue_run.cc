@@ -9,12 +9,6 @@
 
 #include "clock.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define CpuRelax() _mm_pause()
-#else
-#define CpuRelax() std::this_thread::yield()
-#endif
 
 namespace lg {
 
@@ -31,19 +25,20 @@ void TightenTimerSlack() {
 }
 
 // Waits until `deadline_ns`: sleeps while the deadline is far (in slices, so
-// an abort is noticed), then spins for the last stretch, because a sleep
-// overshoots by tens of microseconds, more than a Server query's gap at
-// high QPS.
+// an abort is noticed), then yields for the last stretch, because a sleep
+// overshoots by tens of microseconds, more than a Server query's gap at high
+// QPS; yielding (not spinning) leaves the core to the SUT's threads when
+// they need it.
 void SleepUntil(int64_t deadline_ns, const std::atomic<bool>& aborted) {
-  constexpr int64_t kSpinNs = 150000;
+  constexpr int64_t kYieldNs = 100000;
   for (;;) {
     const int64_t now = NowNs();
     if (now >= deadline_ns || aborted.load(std::memory_order_relaxed)) return;
     const int64_t left = deadline_ns - now;
-    if (left > kSpinNs) {
-      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(left - kSpinNs, 5000000)));
+    if (left > kYieldNs) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(left - kYieldNs / 2, 5000000)));
     } else {
-      CpuRelax();
+      std::this_thread::yield();
     }
   }
 }
