@@ -24,22 +24,15 @@ void TightenTimerSlack() {
 #endif
 }
 
-// Waits until `deadline_ns`: sleeps while the deadline is far (in slices, so
-// an abort is noticed), then yields for the last stretch, because a sleep
-// overshoots by tens of microseconds, more than a Server query's gap at high
-// QPS; yielding (not spinning) leaves the core to the SUT's threads when
-// they need it.
+// Sleeps until `deadline_ns`, in slices so an abort is noticed. Like the
+// official engine it sleeps even for a few microseconds: spinning or
+// yielding instead keeps a core busy that the SUT's own threads need
+// (measured: worker-thread SUTs lost half their capacity on 2 cores).
 void SleepUntil(int64_t deadline_ns, const std::atomic<bool>& aborted) {
-  constexpr int64_t kYieldNs = 100000;
   for (;;) {
     const int64_t now = NowNs();
     if (now >= deadline_ns || aborted.load(std::memory_order_relaxed)) return;
-    const int64_t left = deadline_ns - now;
-    if (left > kYieldNs) {
-      std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(left - kYieldNs / 2, 5000000)));
-    } else {
-      std::this_thread::yield();
-    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(deadline_ns - now, 5000000)));
   }
 }
 
