@@ -33,6 +33,20 @@ uint64_t IdFromDouble(double d) {
 }
 
 thread_local std::vector<lg::SampleResponse> t_responses;
+thread_local int t_depth = 0;
+
+// The per-thread response buffer, or a fresh one when a completion re-enters
+// (a SUT completing from inside an issueQuery that a completion triggered).
+class ResponseBuffer {
+ public:
+  ResponseBuffer() : nested_(t_depth++ > 0) {}
+  ~ResponseBuffer() { t_depth--; }
+  std::vector<lg::SampleResponse>& get() { return nested_ ? local_ : t_responses; }
+
+ private:
+  bool nested_;
+  std::vector<lg::SampleResponse> local_;
+};
 
 // A completion on the JS thread may have issued the next SingleStream query
 // into the mailbox; deliver it if no dispatcher loop is there to pick it up.
@@ -42,18 +56,20 @@ void AfterCompletion() {
 
 // [id, nTokens] pairs.
 void CompletePairs(const double* words, size_t n, bool first_token) {
-  t_responses.resize(n);
+  ResponseBuffer buffer;
+  std::vector<lg::SampleResponse>& responses = buffer.get();
+  responses.resize(n);
   for (size_t i = 0; i < n; i++) {
-    t_responses[i].id = IdFromDouble(words[2 * i]);
-    t_responses[i].data = nullptr;
-    t_responses[i].size = 0;
+    responses[i].id = IdFromDouble(words[2 * i]);
+    responses[i].data = nullptr;
+    responses[i].size = 0;
     const double tokens = words[2 * i + 1];
-    t_responses[i].n_tokens = std::isfinite(tokens) ? static_cast<int64_t>(tokens) : 0;
+    responses[i].n_tokens = std::isfinite(tokens) ? static_cast<int64_t>(tokens) : 0;
   }
   if (first_token) {
-    lg::FirstTokenComplete(t_responses.data(), n);
+    lg::FirstTokenComplete(responses.data(), n);
   } else {
-    lg::QuerySamplesComplete(t_responses.data(), n);
+    lg::QuerySamplesComplete(responses.data(), n);
     AfterCompletion();
   }
 }
@@ -78,7 +94,9 @@ Napi::Value CompleteArray(const Napi::CallbackInfo& info, bool first_token) {
 Napi::Value CompleteObjects(const Napi::CallbackInfo& info, bool first_token) {
   Napi::Array arr = info[0].As<Napi::Array>();
   const uint32_t n = arr.Length();
-  std::vector<lg::SampleResponse> responses(n);
+  ResponseBuffer buffer;
+  std::vector<lg::SampleResponse>& responses = buffer.get();
+  responses.assign(n, lg::SampleResponse{});
   for (uint32_t i = 0; i < n; i++) {
     Napi::Value item = arr.Get(i);
     if (!item.IsObject()) {
