@@ -32,6 +32,7 @@ export interface RawSummary {
   tokensPerSec: number;
   tokenThroughputWithOverhead: number;
   tokenThroughputOfficial: number;
+  tokenThroughputCorrected: number;
   inferredTokensPerSec: number;
   targetLatencyPercentileValue: number;
   ttftTargetPercentileValue: number;

@@ -37,6 +37,12 @@ export interface TestResult {
   qpsWithLoadgenOverhead: number | null;
   qpsWithoutLoadgenOverhead: number | null;
   tokensPerSecond: number | null;
+  /**
+   * The detail log's result_token_throughput as the official engine computes
+   * it (tokens / (mean latency in ns × samples): 1e9 too small), and the same
+   * figure computed in seconds.
+   */
+  tokenThroughput: { official: number; corrected: number } | null;
   latency: LatencyStats | null;
   queryLatency: LatencyStats | null;
   ttft: LatencyStats | null;
@@ -118,6 +124,7 @@ export function shapeResult(o: RawOutcome, scenario: TestScenario, mode: TestMod
     qpsWithLoadgenOverhead: s && scenario === 'SingleStream' ? s.qpsWithLoadgenOverhead : null,
     qpsWithoutLoadgenOverhead: s && scenario === 'SingleStream' ? s.qpsWithoutLoadgenOverhead : null,
     tokensPerSecond: s && tokens ? (scenario === 'SingleStream' ? s.tokenThroughputWithOverhead : s.tokensPerSec) : null,
+    tokenThroughput: s && tokens && scenario !== 'Offline' ? { official: s.tokenThroughputOfficial, corrected: s.tokenThroughputCorrected } : null,
     latency: s ? stats(s.latencyMin, s.latencyMax, s.latencyMean, s.latencyPercentiles) : null,
     queryLatency:
       s && scenario === 'MultiStream'

@@ -338,6 +338,25 @@ export function readTrace(path: string): { traceEvents: TraceEvent[] } {
   return JSON.parse(readFileSync(path, 'utf8')) as { traceEvents: TraceEvent[] };
 }
 
+/**
+ * Tolerant reader for trace files that are not valid JSON as a whole (the
+ * official LoadGen writes `"key":""name""` in its LogDetail events): one
+ * event per line, lines that do not parse are skipped.
+ */
+export function readTraceLines(path: string): { traceEvents: TraceEvent[] } {
+  const events: TraceEvent[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const t = line.trim().replace(/,$/, '');
+    if (!t.startsWith('{"name"')) continue;
+    try {
+      events.push(JSON.parse(t) as TraceEvent);
+    } catch {
+      // not one event per line, or not valid JSON: skipped
+    }
+  }
+  return { traceEvents: events };
+}
+
 /** sample_idx of the trace's "Sample" begin events, ordered by sample_seq. */
 export function traceSampleIndices(trace: { traceEvents: TraceEvent[] }): number[] {
   return trace.traceEvents

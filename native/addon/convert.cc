@@ -216,6 +216,7 @@ Napi::Object OutcomeToJs(Napi::Env env, const lg::TestOutcome& out) {
     r.Set("tokensPerSec", s.tokens_per_sec);
     r.Set("tokenThroughputWithOverhead", s.token_throughput_with_overhead);
     r.Set("tokenThroughputOfficial", s.token_throughput_official);
+    r.Set("tokenThroughputCorrected", s.token_throughput_corrected);
     r.Set("inferredTokensPerSec", s.inferred_tokens_per_sec);
     r.Set("targetLatencyPercentileValue", static_cast<double>(s.target_latency_percentile_value));
     r.Set("ttftTargetPercentileValue", static_cast<double>(s.token_target_percentile_value));
