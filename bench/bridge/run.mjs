@@ -44,6 +44,8 @@ function workerSut(n) {
         for (let i = 0; i < samples.length; i++) {
           const r = rings[next];
           next = (next + 1) % n;
+          // Never overwrite ids the worker has not taken yet.
+          while (r.head - Atomics.load(r.ctl, 1) >= r.ids.length) Atomics.notify(r.ctl, 0, 1);
           r.ids[r.head % r.ids.length] = samples[i].id;
           r.head = (r.head + 1) | 0;
           Atomics.store(r.ctl, 0, r.head);
@@ -111,10 +113,21 @@ const offlineTsSut = {
   flushQueries() {},
 };
 
-const ladder = quick ? [100_000, 200_000, 300_000] : [100_000, 200_000, 250_000, 300_000, 350_000, 400_000, 450_000, 500_000];
+const fullLadder = [100_000, 200_000, 250_000, 300_000, 350_000, 400_000, 450_000, 500_000, 600_000, 700_000, 800_000, 1_000_000];
+const from = arg('--from', 0);
+const ladder = quick ? [100_000, 200_000, 300_000] : fullLadder.filter((q) => q >= from);
 console.log(`bench/bridge: Server runs of ${durationMs} ms, 10 ms latency bound, p99 target percentile`);
 const results = {};
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : '';
+if (only === 'server') {
+  results.native = await serverLadder('(c) C++ null SUT', createNativeNullSut(), ladder);
+  results.inline = await serverLadder('(a) TS null SUT, main thread', inlineSut, ladder);
+  const w2 = workerSut(2);
+  results.workers = await serverLadder('(b) TS null SUT, 2 worker threads', w2.sut, ladder);
+  await w2.stop();
+  console.log(`Highest VALID Server QPS: (a) ${results.inline}  (b) ${results.workers}  (c) ${results.native}`);
+  process.exit(0);
+}
 if (only === 'workers') {
   const w1 = workerSut(Number(arg('--workers', 2)));
   console.log('highest VALID', await serverLadder('(b) TS null SUT, workers', w1.sut, ladder));
