@@ -124,17 +124,22 @@ export function startTest(
     const handleSigint = options.handleSigint !== false;
     if (handleSigint) process.on('SIGINT', onSigint);
 
-    const settleQsl = (token: number, result: void | Promise<void>, where: string) => {
-      if (result && typeof (result as Promise<void>).then === 'function') {
-        (result as Promise<void>).then(
-          () => native.qslDone(token),
-          (err: unknown) => {
-            fail(where, err);
-            native.qslDone(token, err instanceof Error ? err.message : String(err));
-          },
-        );
-      } else {
-        native.qslDone(token);
+    // Calls a QSL method and reports to the engine (which waits) when it settles.
+    const callQsl = (token: number, method: 'loadSamplesToRam' | 'unloadSamplesFromRam', indices: Float64Array) => {
+      const where = `qsl.${method}`;
+      const failed = (err: unknown) => {
+        fail(where, err);
+        native.qslDone(token, err instanceof Error ? err.message : String(err));
+      };
+      try {
+        const result = qsl[method](Array.from(indices));
+        if (result && typeof (result as Promise<void>).then === 'function') {
+          (result as Promise<void>).then(() => native.qslDone(token), failed);
+        } else {
+          native.qslDone(token);
+        }
+      } catch (err) {
+        failed(err);
       }
     };
 
@@ -177,20 +182,10 @@ export function startTest(
         }
       },
       load(token: number, indices: Float64Array) {
-        try {
-          settleQsl(token, qsl.loadSamplesToRam(Array.from(indices)), 'qsl.loadSamplesToRam');
-        } catch (err) {
-          fail('qsl.loadSamplesToRam', err);
-          native.qslDone(token, err instanceof Error ? err.message : String(err));
-        }
+        callQsl(token, 'loadSamplesToRam', indices);
       },
       unload(token: number, indices: Float64Array) {
-        try {
-          settleQsl(token, qsl.unloadSamplesFromRam(Array.from(indices)), 'qsl.unloadSamplesFromRam');
-        } catch (err) {
-          fail('qsl.unloadSamplesFromRam', err);
-          native.qslDone(token, err instanceof Error ? err.message : String(err));
-        }
+        callQsl(token, 'unloadSamplesFromRam', indices);
       },
       done(outcome: RawOutcome | null, error: string | null) {
         running = false;

@@ -50,6 +50,67 @@ Napi::Array Strings(Napi::Env env, const std::vector<std::string>& list) {
   return a;
 }
 
+// Every TestSettings field by its official name, one table for each type,
+// so reading and writing cannot drift apart.
+struct DoubleField {
+  const char* name;
+  double lg::TestSettings::*member;
+};
+struct U64Field {
+  const char* name;
+  uint64_t lg::TestSettings::*member;
+};
+struct BoolField {
+  const char* name;
+  bool lg::TestSettings::*member;
+};
+
+const DoubleField kDoubleFields[] = {
+    {"single_stream_expected_latency_ns", &lg::TestSettings::single_stream_expected_latency_ns},
+    {"single_stream_target_latency_percentile", &lg::TestSettings::single_stream_target_latency_percentile},
+    {"multi_stream_expected_latency_ns", &lg::TestSettings::multi_stream_expected_latency_ns},
+    {"multi_stream_target_latency_percentile", &lg::TestSettings::multi_stream_target_latency_percentile},
+    {"server_target_qps", &lg::TestSettings::server_target_qps},
+    {"server_target_latency_percentile", &lg::TestSettings::server_target_latency_percentile},
+    {"server_find_peak_qps_boundary_step_size", &lg::TestSettings::server_find_peak_qps_boundary_step_size},
+    {"offline_expected_qps", &lg::TestSettings::offline_expected_qps},
+    {"accuracy_log_probability", &lg::TestSettings::accuracy_log_probability},
+};
+const U64Field kU64Fields[] = {
+    {"multi_stream_samples_per_query", &lg::TestSettings::multi_stream_samples_per_query},
+    {"server_target_latency_ns", &lg::TestSettings::server_target_latency_ns},
+    {"server_max_async_queries", &lg::TestSettings::server_max_async_queries},
+    {"server_num_issue_query_threads", &lg::TestSettings::server_num_issue_query_threads},
+    {"min_duration_ms", &lg::TestSettings::min_duration_ms},
+    {"max_duration_ms", &lg::TestSettings::max_duration_ms},
+    {"min_query_count", &lg::TestSettings::min_query_count},
+    {"max_query_count", &lg::TestSettings::max_query_count},
+    {"qsl_rng_seed", &lg::TestSettings::qsl_rng_seed},
+    {"sample_index_rng_seed", &lg::TestSettings::sample_index_rng_seed},
+    {"schedule_rng_seed", &lg::TestSettings::schedule_rng_seed},
+    {"accuracy_log_rng_seed", &lg::TestSettings::accuracy_log_rng_seed},
+    {"accuracy_log_sampling_target", &lg::TestSettings::accuracy_log_sampling_target},
+    {"test05_qsl_rng_seed", &lg::TestSettings::test05_qsl_rng_seed},
+    {"test05_sample_index_rng_seed", &lg::TestSettings::test05_sample_index_rng_seed},
+    {"test05_schedule_rng_seed", &lg::TestSettings::test05_schedule_rng_seed},
+    {"performance_issue_same_index", &lg::TestSettings::performance_issue_same_index},
+    {"performance_sample_count_override", &lg::TestSettings::performance_sample_count_override},
+    {"accuracy_sample_count_override", &lg::TestSettings::accuracy_sample_count_override},
+    {"server_ttft_latency", &lg::TestSettings::server_ttft_latency},
+    {"server_tpot_latency", &lg::TestSettings::server_tpot_latency},
+    {"token_latency_scaling_factor", &lg::TestSettings::token_latency_scaling_factor},
+};
+const BoolField kBoolFields[] = {
+    {"server_coalesce_queries", &lg::TestSettings::server_coalesce_queries},
+    {"sample_concatenate_permutation", &lg::TestSettings::sample_concatenate_permutation},
+    {"test05", &lg::TestSettings::test05},
+    {"print_timestamps", &lg::TestSettings::print_timestamps},
+    {"performance_issue_unique", &lg::TestSettings::performance_issue_unique},
+    {"performance_issue_same", &lg::TestSettings::performance_issue_same},
+    {"use_token_latencies", &lg::TestSettings::use_token_latencies},
+    {"infer_token_latencies", &lg::TestSettings::infer_token_latencies},
+};
+
 }  // namespace
 
 lg::TestSettings SettingsFromJs(const Napi::Object& o) {
@@ -59,94 +120,22 @@ lg::TestSettings SettingsFromJs(const Napi::Object& o) {
   ReadInt(o, "mode", &mode);
   s.scenario = static_cast<lg::Scenario>(scenario);
   s.mode = static_cast<lg::Mode>(mode);
-  ReadDouble(o, "single_stream_expected_latency_ns", &s.single_stream_expected_latency_ns);
-  ReadDouble(o, "single_stream_target_latency_percentile", &s.single_stream_target_latency_percentile);
-  ReadDouble(o, "multi_stream_expected_latency_ns", &s.multi_stream_expected_latency_ns);
-  ReadDouble(o, "multi_stream_target_latency_percentile", &s.multi_stream_target_latency_percentile);
-  ReadU64(o, "multi_stream_samples_per_query", &s.multi_stream_samples_per_query);
-  ReadDouble(o, "server_target_qps", &s.server_target_qps);
-  ReadU64(o, "server_target_latency_ns", &s.server_target_latency_ns);
-  ReadDouble(o, "server_target_latency_percentile", &s.server_target_latency_percentile);
-  ReadBool(o, "server_coalesce_queries", &s.server_coalesce_queries);
   ReadInt(o, "server_find_peak_qps_decimals_of_precision", &s.server_find_peak_qps_decimals_of_precision);
-  ReadDouble(o, "server_find_peak_qps_boundary_step_size", &s.server_find_peak_qps_boundary_step_size);
-  ReadU64(o, "server_max_async_queries", &s.server_max_async_queries);
-  ReadU64(o, "server_num_issue_query_threads", &s.server_num_issue_query_threads);
-  ReadDouble(o, "offline_expected_qps", &s.offline_expected_qps);
-  ReadBool(o, "sample_concatenate_permutation", &s.sample_concatenate_permutation);
-  ReadU64(o, "min_duration_ms", &s.min_duration_ms);
-  ReadU64(o, "max_duration_ms", &s.max_duration_ms);
-  ReadU64(o, "min_query_count", &s.min_query_count);
-  ReadU64(o, "max_query_count", &s.max_query_count);
-  ReadU64(o, "qsl_rng_seed", &s.qsl_rng_seed);
-  ReadU64(o, "sample_index_rng_seed", &s.sample_index_rng_seed);
-  ReadU64(o, "schedule_rng_seed", &s.schedule_rng_seed);
-  ReadU64(o, "accuracy_log_rng_seed", &s.accuracy_log_rng_seed);
-  ReadDouble(o, "accuracy_log_probability", &s.accuracy_log_probability);
-  ReadU64(o, "accuracy_log_sampling_target", &s.accuracy_log_sampling_target);
-  ReadBool(o, "test05", &s.test05);
-  ReadU64(o, "test05_qsl_rng_seed", &s.test05_qsl_rng_seed);
-  ReadU64(o, "test05_sample_index_rng_seed", &s.test05_sample_index_rng_seed);
-  ReadU64(o, "test05_schedule_rng_seed", &s.test05_schedule_rng_seed);
-  ReadBool(o, "print_timestamps", &s.print_timestamps);
-  ReadBool(o, "performance_issue_unique", &s.performance_issue_unique);
-  ReadBool(o, "performance_issue_same", &s.performance_issue_same);
-  ReadU64(o, "performance_issue_same_index", &s.performance_issue_same_index);
-  ReadU64(o, "performance_sample_count_override", &s.performance_sample_count_override);
-  ReadU64(o, "accuracy_sample_count_override", &s.accuracy_sample_count_override);
-  ReadBool(o, "use_token_latencies", &s.use_token_latencies);
-  ReadU64(o, "server_ttft_latency", &s.server_ttft_latency);
-  ReadU64(o, "server_tpot_latency", &s.server_tpot_latency);
-  ReadBool(o, "infer_token_latencies", &s.infer_token_latencies);
-  ReadU64(o, "token_latency_scaling_factor", &s.token_latency_scaling_factor);
+  for (const auto& f : kDoubleFields) ReadDouble(o, f.name, &(s.*f.member));
+  for (const auto& f : kU64Fields) ReadU64(o, f.name, &(s.*f.member));
+  for (const auto& f : kBoolFields) ReadBool(o, f.name, &(s.*f.member));
   return s;
 }
 
+// 64-bit values go to JS as decimal strings (seeds do not fit a double).
 Napi::Object SettingsToJs(Napi::Env env, const lg::TestSettings& s) {
   Napi::Object o = Napi::Object::New(env);
-  auto u64 = [](uint64_t v) { return std::to_string(v); };
   o.Set("scenario", static_cast<int>(s.scenario));
   o.Set("mode", static_cast<int>(s.mode));
-  o.Set("single_stream_expected_latency_ns", s.single_stream_expected_latency_ns);
-  o.Set("single_stream_target_latency_percentile", s.single_stream_target_latency_percentile);
-  o.Set("multi_stream_expected_latency_ns", s.multi_stream_expected_latency_ns);
-  o.Set("multi_stream_target_latency_percentile", s.multi_stream_target_latency_percentile);
-  o.Set("multi_stream_samples_per_query", u64(s.multi_stream_samples_per_query));
-  o.Set("server_target_qps", s.server_target_qps);
-  o.Set("server_target_latency_ns", u64(s.server_target_latency_ns));
-  o.Set("server_target_latency_percentile", s.server_target_latency_percentile);
-  o.Set("server_coalesce_queries", s.server_coalesce_queries);
   o.Set("server_find_peak_qps_decimals_of_precision", s.server_find_peak_qps_decimals_of_precision);
-  o.Set("server_find_peak_qps_boundary_step_size", s.server_find_peak_qps_boundary_step_size);
-  o.Set("server_max_async_queries", u64(s.server_max_async_queries));
-  o.Set("server_num_issue_query_threads", u64(s.server_num_issue_query_threads));
-  o.Set("offline_expected_qps", s.offline_expected_qps);
-  o.Set("sample_concatenate_permutation", s.sample_concatenate_permutation);
-  o.Set("min_duration_ms", u64(s.min_duration_ms));
-  o.Set("max_duration_ms", u64(s.max_duration_ms));
-  o.Set("min_query_count", u64(s.min_query_count));
-  o.Set("max_query_count", u64(s.max_query_count));
-  o.Set("qsl_rng_seed", u64(s.qsl_rng_seed));
-  o.Set("sample_index_rng_seed", u64(s.sample_index_rng_seed));
-  o.Set("schedule_rng_seed", u64(s.schedule_rng_seed));
-  o.Set("accuracy_log_rng_seed", u64(s.accuracy_log_rng_seed));
-  o.Set("accuracy_log_probability", s.accuracy_log_probability);
-  o.Set("accuracy_log_sampling_target", u64(s.accuracy_log_sampling_target));
-  o.Set("test05", s.test05);
-  o.Set("test05_qsl_rng_seed", u64(s.test05_qsl_rng_seed));
-  o.Set("test05_sample_index_rng_seed", u64(s.test05_sample_index_rng_seed));
-  o.Set("test05_schedule_rng_seed", u64(s.test05_schedule_rng_seed));
-  o.Set("print_timestamps", s.print_timestamps);
-  o.Set("performance_issue_unique", s.performance_issue_unique);
-  o.Set("performance_issue_same", s.performance_issue_same);
-  o.Set("performance_issue_same_index", u64(s.performance_issue_same_index));
-  o.Set("performance_sample_count_override", u64(s.performance_sample_count_override));
-  o.Set("accuracy_sample_count_override", u64(s.accuracy_sample_count_override));
-  o.Set("use_token_latencies", s.use_token_latencies);
-  o.Set("server_ttft_latency", u64(s.server_ttft_latency));
-  o.Set("server_tpot_latency", u64(s.server_tpot_latency));
-  o.Set("infer_token_latencies", s.infer_token_latencies);
-  o.Set("token_latency_scaling_factor", u64(s.token_latency_scaling_factor));
+  for (const auto& f : kDoubleFields) o.Set(f.name, s.*f.member);
+  for (const auto& f : kU64Fields) o.Set(f.name, std::to_string(s.*f.member));
+  for (const auto& f : kBoolFields) o.Set(f.name, s.*f.member);
   return o;
 }
 
