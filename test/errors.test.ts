@@ -2,7 +2,7 @@
 // abortTest, Ctrl-C in a child process, and the official token-count errors.
 // In every case the promise settles and the logs are written and readable.
 import { execSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -372,5 +372,19 @@ describe('token latencies: the official error counts', () => {
     expect(result.errors.count).toBe(0);
     expect(result.errors.missingFirstTokens).toBe(0);
     expect(result.counts.tokens).toBe(100 * 64);
+  });
+});
+
+describe('log files that cannot be written', () => {
+  it('a log directory that cannot be created rejects with a message naming it', async () => {
+    const blocker = join(makeTempDir(), 'a-file');
+    writeFileSync(blocker, 'not a directory');
+    const outdir = join(blocker, 'logs');
+    await expect(startTest(inlineSut(), nullQsl(), { scenario: 'Offline', minDurationMs: 0 }, { outdir }, { auditConfig: null })).rejects.toThrow(
+      /cannot create log directory '.*a-file\/logs'/,
+    );
+    // The engine is free again afterwards.
+    const ok = await startTest(inlineSut(), nullQsl(), { scenario: 'Offline', minDurationMs: 0 }, { outdir: makeTempDir() }, { auditConfig: null });
+    expect(ok.valid).toBe(true);
   });
 });
