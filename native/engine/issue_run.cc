@@ -93,7 +93,11 @@ void IssueRun::CallSut(uint64_t first_query, uint64_t last_query, uint64_t strid
     cfg_.sut->IssueQuery(&one, 1);
     return;
   }
-  std::vector<QuerySample> batch;
+  // Reused per thread, so MultiStream and coalesced queries allocate nothing
+  // once warm. Safe: the SUT copies or consumes the samples before the engine
+  // issues again on this thread (the sequential trampoline never nests).
+  thread_local std::vector<QuerySample> batch;
+  batch.clear();
   size_t total = 0;
   for (uint64_t qi = first_query; qi <= last_query; qi += stride) total += queries_[qi].count;
   batch.reserve(total);

@@ -120,7 +120,6 @@ class IssueRun {
   uint64_t sample_count_;
   std::unique_ptr<Sample[]> samples_;
   std::unique_ptr<Query[]> queries_;
-  std::vector<QuerySample> send_buffer_;  // sequential scenarios reuse one buffer
 
   int64_t start_ns_ = 0;
   int64_t start_wall_ms_ = 0;
