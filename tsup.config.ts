@@ -25,6 +25,13 @@ export default defineConfig([
     dts: true,
   },
   {
+    // Adapter worker thread: dist/sut-worker.js, loaded by createLlmSut.
+    ...common,
+    entry: { 'sut-worker': 'lib/sut/worker-main.ts' },
+    format: ['esm'],
+    dts: false,
+  },
+  {
     // CLI: dist/cli.js (ESM), the package's `loadgen` bin.
     ...common,
     entry: { cli: 'lib/cli/main.ts' },

@@ -31,3 +31,7 @@ export function testProgress(): { running: boolean; issuedSamples: number; compl
 }
 export const engineVersion: string = native.engineVersion;
 export const compatibleLoadgenVersion: string = native.compatibleLoadgenVersion;
+export { createLlmSut, probeEndpoint, EndpointError, parseEndpointUrl } from './sut/index.js';
+export type * from './sut/index.js';
+export type { Dataset, Prompt, ChatMessage } from './dataset/types.js';
+export { DatasetError } from './dataset/types.js';

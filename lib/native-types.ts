@@ -120,6 +120,11 @@ export interface NativeBinding {
   completeArray(buf: Float64Array, n: number): void;
   firstTokenArray(buf: Float64Array, n: number): void;
   completeObjects(responses: unknown[]): void;
+  completeBytes(id: number, nTokens: number, data?: ArrayBufferView, byteLength?: number): void;
+  firstTokenBytes(id: number, data?: ArrayBufferView, byteLength?: number): void;
+  issueTimes(id: number, out: Float64Array): boolean;
+  nowNs(): number;
+  logSutMessage(key: string, message: string, level: 0 | 1 | 2): boolean;
   firstTokenObjects(responses: unknown[]): void;
   loadSettings(
     model: string,

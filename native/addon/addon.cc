@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "clock.h"
 #include "config.h"
 #include "convert.h"
 #include "loadgen.h"
@@ -132,6 +133,59 @@ Napi::Value CompleteObjects(const Napi::CallbackInfo& info, bool first_token) {
   return info.Env().Undefined();
 }
 
+// One sample with response bytes: completeBytes(id, nTokens, view?, byteLength?)
+// and firstTokenBytes(id, view?, byteLength?). The
+// adapters' hot path: no object to read properties from, and byteLength lets
+// a reused token buffer be passed without a subarray.
+Napi::Value CompleteBytes(const Napi::CallbackInfo& info, bool first_token) {
+  lg::SampleResponse r{};
+  r.id = IdFromDouble(info[0].As<Napi::Number>().DoubleValue());
+  if (!first_token) {
+    const double tokens = info[1].As<Napi::Number>().DoubleValue();
+    r.n_tokens = std::isfinite(tokens) ? static_cast<int64_t>(tokens) : 0;
+  }
+  const size_t at = first_token ? 1 : 2;  // firstTokenBytes has no nTokens
+  if (info.Length() > at && info[at].IsTypedArray()) {
+    Napi::TypedArray t = info[at].As<Napi::TypedArray>();
+    size_t size = t.ByteLength();
+    if (info.Length() > at + 1 && info[at + 1].IsNumber()) {
+      const double want = info[at + 1].As<Napi::Number>().DoubleValue();
+      if (want >= 0 && want < static_cast<double>(size)) size = static_cast<size_t>(want);
+    }
+    r.data = static_cast<const uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset();
+    r.size = size;
+  }
+  if (first_token) {
+    lg::FirstTokenComplete(&r, 1);
+  } else {
+    lg::QuerySamplesComplete(&r, 1);
+    AfterCompletion();
+  }
+  return info.Env().Undefined();
+}
+
+// issueTimes(id, out Float64Array(2)) -> bool: [scheduledNs, issuedNs].
+Napi::Value IssueTimes(const Napi::CallbackInfo& info) {
+  const uint64_t id = IdFromDouble(info[0].As<Napi::Number>().DoubleValue());
+  Napi::Float64Array out = info[1].As<Napi::Float64Array>();
+  int64_t scheduled = 0, issued = 0;
+  const bool ok = out.ElementLength() >= 2 && lg::SampleIssueTimes(id, &scheduled, &issued);
+  if (ok) {
+    out[0] = static_cast<double>(scheduled);
+    out[1] = static_cast<double>(issued);
+  }
+  return Napi::Boolean::New(info.Env(), ok);
+}
+
+// (key, message, level 0 info | 1 warning | 2 error) -> written?
+Napi::Value LogSutMessage(const Napi::CallbackInfo& info) {
+  const std::string key = info[0].As<Napi::String>().Utf8Value();
+  const std::string message = info[1].As<Napi::String>().Utf8Value();
+  const uint32_t level = info.Length() > 2 ? info[2].As<Napi::Number>().Uint32Value() : 0;
+  const lg::SutLogLevel l = level == 2 ? lg::SutLogLevel::Error : level == 1 ? lg::SutLogLevel::Warning : lg::SutLogLevel::Info;
+  return Napi::Boolean::New(info.Env(), lg::LogSutMessage(key, message, l));
+}
+
 Napi::Value StartTest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (lg::TestRunning() || (g_context && !g_context->finished_)) {
@@ -251,6 +305,13 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("firstTokenArray", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteArray(i, true); }));
   exports.Set("completeObjects", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteObjects(i, false); }));
   exports.Set("firstTokenObjects", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteObjects(i, true); }));
+  exports.Set("completeBytes", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteBytes(i, false); }));
+  exports.Set("firstTokenBytes", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteBytes(i, true); }));
+  exports.Set("issueTimes", Napi::Function::New(env, IssueTimes));
+  exports.Set("nowNs", Napi::Function::New(env, [](const Napi::CallbackInfo& i) {
+    return Napi::Number::New(i.Env(), static_cast<double>(lg::NowNs()));
+  }));
+  exports.Set("logSutMessage", Napi::Function::New(env, LogSutMessage));
   exports.Set("loadSettings", Napi::Function::New(env, LoadSettings));
   exports.Set("benchmarkNames", Napi::Function::New(env, BenchmarkNames));
   return exports;

@@ -301,6 +301,15 @@ void IssueRun::OnQueryDone(Query& q) {
   if (s_.scenario == Scenario::SingleStream || s_.scenario == Scenario::MultiStream) KickSequential();
 }
 
+bool IssueRun::IssueTimes(uint64_t id, int64_t* scheduled_ns, int64_t* issued_ns) const {
+  if (id < first_id_ || id - first_id_ >= sample_count_) return false;
+  const Query& q = queries_[samples_[id - first_id_].query];
+  if (!q.issued.load(std::memory_order_acquire)) return false;
+  *scheduled_ns = q.scheduled_ns;
+  *issued_ns = q.issued_ns;
+  return true;
+}
+
 void IssueRun::Complete(const SampleResponse& r, int64_t now) {
   if (r.id < first_id_ || r.id - first_id_ >= sample_count_) {
     cfg_.errors->unknown_ids.fetch_add(1, std::memory_order_relaxed);

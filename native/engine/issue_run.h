@@ -68,6 +68,9 @@ class IssueRun {
 
   uint64_t first_sequence_id() const { return first_id_; }
   uint64_t sample_count() const { return sample_count_; }
+  // Scheduled and issued times of the query holding response id `id`;
+  // false for an id this pass has not issued.
+  bool IssueTimes(uint64_t id, int64_t* scheduled_ns, int64_t* issued_ns) const;
   uint64_t completed() const { return completed_.load(std::memory_order_relaxed); }
   uint64_t issued_samples() const { return issued_samples_.load(std::memory_order_relaxed); }
   int64_t start_ns() const { return start_ns_; }

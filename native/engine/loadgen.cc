@@ -42,6 +42,8 @@ struct Engine {
   std::mutex abort_mu;
   std::string abort_reason;
   std::atomic<uint64_t> stray_completions{0};  // calls with no test running
+  std::mutex sut_log_mu;                         // guards sut_log (rare path: SUT errors)
+  DetailLog* sut_log = nullptr;                  // the running test's detail log
 };
 
 Engine& E() {
@@ -438,6 +440,10 @@ TestOutcome StartTest(SystemUnderTest* sut, QuerySampleLibrary* qsl, const TestS
 
   DetailLog detail;
   detail.Open(&files.detail, log_settings.copy_detail_to_stdout, E().test_start_ns.load());
+  {
+    std::lock_guard<std::mutex> lock(E().sut_log_mu);
+    E().sut_log = &detail;
+  }
   AccuracyLog acc;
   acc.Open(&files.accuracy, !requested.use_token_latencies ? AccuracyFormat::Plain
                             : requested.scenario == Scenario::Offline ? AccuracyFormat::TokenCount
@@ -553,6 +559,10 @@ TestOutcome StartTest(SystemUnderTest* sut, QuerySampleLibrary* qsl, const TestS
   files.summary << summary_text;
   files.summary.flush();
   if (log_settings.copy_summary_to_stdout) std::cout << summary_text << std::flush;
+  {
+    std::lock_guard<std::mutex> lock(E().sut_log_mu);
+    E().sut_log = nullptr;
+  }
   detail.Close();
   if (trace) trace->Finish();
   return out;
@@ -578,6 +588,23 @@ void FirstTokenComplete(const SampleResponse* responses, size_t count) {
     return;
   }
   for (size_t i = 0; i < count; i++) run->FirstToken(responses[i], now);
+}
+
+bool SampleIssueTimes(uint64_t id, int64_t* scheduled_ns, int64_t* issued_ns) {
+  ActiveRunRef ref;
+  IssueRun* run = ref.get();
+  return run && run->IssueTimes(id, scheduled_ns, issued_ns);
+}
+
+bool LogSutMessage(const std::string& key, const std::string& message, SutLogLevel level) {
+  std::lock_guard<std::mutex> lock(E().sut_log_mu);
+  DetailLog* log = E().sut_log;
+  if (!log) return false;
+  const LogFlag flag = level == SutLogLevel::Error ? LogFlag::Error
+                       : level == SutLogLevel::Warning ? LogFlag::Warning
+                                                       : LogFlag::None;
+  log->Log(key, LogValue(message), "sut", 0, flag);
+  return true;
 }
 
 void AbortTest(const std::string& reason) {

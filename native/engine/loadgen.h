@@ -59,6 +59,16 @@ TestOutcome StartTest(SystemUnderTest* sut, QuerySampleLibrary* qsl, const TestS
 void QuerySamplesComplete(const SampleResponse* responses, size_t count);
 void FirstTokenComplete(const SampleResponse* responses, size_t count);
 
+// When the query holding response id `id` was scheduled and issued (steady
+// clock ns), for harness-side timings; false if the id is not issued.
+bool SampleIssueTimes(uint64_t id, int64_t* scheduled_ns, int64_t* issued_ns);
+
+// Writes a line from the SUT side into the running test's detail log (for
+// example a sample that failed at the endpoint). Returns false when no test
+// is running. Errors count in the summary's error tally, as official ones do.
+enum class SutLogLevel { Info, Warning, Error };
+bool LogSutMessage(const std::string& key, const std::string& message, SutLogLevel level);
+
 // Ends the running test as soon as possible; logs are still written.
 void AbortTest(const std::string& reason);
 

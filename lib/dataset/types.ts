@@ -1,0 +1,41 @@
+// What the SUT adapters need from a dataset: one prompt per sample index.
+// Loaders (JSON, JSONL, Parquet, synthetic) all produce this shape.
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | string;
+  content: string;
+}
+
+/** One sample's request input. At least one of tokenIds, text or messages is set. */
+export interface Prompt {
+  /** Token-id prompt (used verbatim: no BOS is added by the server). */
+  tokenIds?: Int32Array | readonly number[];
+  /** Raw text prompt. */
+  text?: string;
+  /** Chat messages (for the chat API); built from `text` as one user message when absent. */
+  messages?: readonly ChatMessage[];
+  /** Output cap for this sample; the run's maxTokens when absent. */
+  maxTokens?: number;
+  /** Reference output (accuracy scoring), when the dataset has one. */
+  reference?: string | readonly number[];
+}
+
+/** A dataset: maps a sample index (0 .. size-1) to its prompt. */
+export interface Dataset {
+  readonly name: string;
+  readonly size: number;
+  /** The prompt of sample `index`; throws DatasetError for a malformed row. */
+  prompt(index: number): Prompt;
+}
+
+/** A dataset problem, naming the file and row (or line) that is wrong. */
+export class DatasetError extends Error {
+  constructor(
+    message: string,
+    readonly file?: string,
+    readonly row?: number,
+  ) {
+    super(message);
+    this.name = 'DatasetError';
+  }
+}

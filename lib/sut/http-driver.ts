@@ -1,0 +1,820 @@
+// The HTTP side of the adapter, one per thread (a worker thread, or the main
+// thread with `workers: 0`): sends each sample's prebuilt body over an undici
+// pool, reads the stream, and completes the sample straight into the engine.
+// Retries happen only before the first token (a retry after it would restart
+// the clock the engine already stopped for TTFT and corrupt the latency).
+import { Pool } from 'undici';
+
+import { native } from '../binding.js';
+import type { BodyStore } from './body-store.js';
+import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
+import { SseReader, type SseSink } from './sse.js';
+import { Column, LogHistogram, bump } from './stats.js';
+import type { TokenSource, WireApiName } from './types.js';
+import { buildBatchBody } from './wire/request-body.js';
+import { decodeGenerateChunk } from './wire/generate-chunks.js';
+import { decodeOpenAiChunk, errorMessageOf } from './wire/openai-chunks.js';
+import { CHUNK_ERROR, CHUNK_MALFORMED, CHUNK_TOKENS, StreamState } from './wire/stream-state.js';
+
+export interface DriverEndpoint {
+  /** scheme://host:port */
+  origin: string;
+  /** Path prefix before the API path ('' for most servers). */
+  prefix: string;
+}
+
+export interface DriverConfig {
+  endpoints: DriverEndpoint[];
+  api: WireApiName;
+  path: string;
+  tokenSource: TokenSource;
+  stream: boolean;
+  headers: Record<string, string>;
+  connectMs: number;
+  firstByteMs: number;
+  idleMs: number;
+  totalMs: number;
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  connectionsPerEndpoint: number;
+  recordTimings: boolean;
+  /** Failed samples written to the detail log one by one (then only counted). */
+  maxErrorLines: number;
+}
+
+/** Plain-data report of one driver, merged across threads. */
+export interface DriverSnapshot {
+  issued: number;
+  completed: number;
+  failed: number;
+  retried: number;
+  errorKinds: Record<string, number>;
+  chunks: number;
+  multiTokenChunks: number;
+  chunkTokens: number;
+  noIdSamples: number;
+  gaps: { counts: Float64Array; total: number; sum: number; min: number; max: number };
+  issueDelayNs: Float64Array;
+  headersNs: Float64Array;
+  endpoints: {
+    requests: number;
+    completed: number;
+    errors: number;
+    retries: number;
+    outputTokens: number;
+    errorKinds: Record<string, number>;
+    ttftNs: Float64Array;
+    tpotNs: Float64Array;
+    latencyNs: Float64Array;
+  }[];
+  /** Columns of per-sample timings (recordTimings), see TIMING_FIELDS. */
+  timings: Float64Array | null;
+  timingErrors: string[] | null;
+}
+
+export const TIMING_FIELDS = [
+  'id',
+  'index',
+  'endpoint',
+  'attempts',
+  'scheduledNs',
+  'issuedNs',
+  'sentNs',
+  'headersNs',
+  'firstTokenNs',
+  'endNs',
+  'chunks',
+  'multiTokenChunks',
+  'tokens',
+  'maxGapNs',
+  'ok',
+] as const;
+const TF = TIMING_FIELDS.length;
+
+const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+class EndpointStats {
+  requests = 0;
+  completed = 0;
+  errors = 0;
+  retries = 0;
+  outputTokens = 0;
+  errorKinds: Record<string, number> = {};
+  ttft = new Column();
+  tpot = new Column();
+  latency = new Column();
+}
+
+/** Why an attempt failed, and whether another attempt may help. */
+interface Failure {
+  kind: string;
+  message: string;
+  retryable: boolean;
+  /** Counts against the endpoint's circuit breaker. */
+  endpointFault: boolean;
+  retryAfterMs: number;
+}
+
+const issueScratch = new Float64Array(2);
+
+export class HttpDriver {
+  private readonly pools: Pool[];
+  private readonly free: Exchange[] = [];
+  private readonly active = new Set<Exchange>();
+  private readonly backlog: Exchange[] = [];
+  private backlogTimer: NodeJS.Timeout | null = null;
+  private readonly sweep: NodeJS.Timeout;
+  private readonly epStats: EndpointStats[];
+  private readonly gaps = new LogHistogram();
+  private readonly issueDelay = new Column();
+  private readonly headersDelay = new Column();
+  private timings: Column | null;
+  private timingErrors: string[] | null;
+  private errorLines = 0;
+  private closed = false;
+  private idleWaiters: (() => void)[] = [];
+  readonly headerList: string[];
+  issued = 0;
+  completed = 0;
+  failed = 0;
+  retried = 0;
+  errorKinds: Record<string, number> = {};
+  chunks = 0;
+  multiTokenChunks = 0;
+  chunkTokens = 0;
+  noIdSamples = 0;
+
+  constructor(
+    readonly cfg: DriverConfig,
+    readonly router: Router,
+    public bodies: BodyStore | null,
+  ) {
+    this.pools = cfg.endpoints.map(
+      (e) =>
+        new Pool(e.origin, {
+          connections: cfg.connectionsPerEndpoint > 0 ? cfg.connectionsPerEndpoint : null,
+          pipelining: 1,
+          keepAliveTimeout: 60_000,
+          keepAliveMaxTimeout: 600_000,
+          headersTimeout: cfg.firstByteMs,
+          bodyTimeout: cfg.idleMs,
+          connect: { timeout: cfg.connectMs },
+        }),
+    );
+    this.epStats = cfg.endpoints.map(() => new EndpointStats());
+    this.timings = cfg.recordTimings ? new Column(1024 * TF) : null;
+    this.timingErrors = cfg.recordTimings ? [] : null;
+    this.headerList = ['content-type', 'application/json'];
+    for (const [k, v] of Object.entries(cfg.headers)) this.headerList.push(k, v);
+    this.sweep = setInterval(() => this.checkDeadlines(), 200);
+    this.sweep.unref();
+  }
+
+  /** Sends one sample. */
+  submit(id: number, index: number): void {
+    const x = this.take();
+    x.begin(id, index, null, null);
+    this.issued++;
+    this.route(x);
+  }
+
+  /** Sends several samples in one request (Offline batching; non-streaming). */
+  submitBatch(ids: number[], indices: number[]): void {
+    const x = this.take();
+    x.begin(ids[0], indices[0], ids, indices);
+    this.issued += ids.length;
+    this.route(x);
+  }
+
+  get inFlight(): number {
+    return this.active.size + this.backlog.length;
+  }
+
+  /** Resolves when nothing is in flight. */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.sweep);
+    if (this.backlogTimer) clearTimeout(this.backlogTimer);
+    for (const x of [...this.active]) x.abortNow('the adapter was closed', 'closed');
+    for (const x of this.backlog.splice(0)) x.fail({ kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 });
+    await Promise.all(this.pools.map((p) => p.destroy().catch(() => undefined)));
+  }
+
+  snapshot(): DriverSnapshot {
+    const g = this.gaps;
+    return {
+      issued: this.issued,
+      completed: this.completed,
+      failed: this.failed,
+      retried: this.retried,
+      errorKinds: { ...this.errorKinds },
+      chunks: this.chunks,
+      multiTokenChunks: this.multiTokenChunks,
+      chunkTokens: this.chunkTokens,
+      noIdSamples: this.noIdSamples,
+      gaps: { counts: g.counts.slice(), total: g.total, sum: g.sum, min: g.min, max: g.max },
+      issueDelayNs: this.issueDelay.values().slice(),
+      headersNs: this.headersDelay.values().slice(),
+      endpoints: this.epStats.map((s) => ({
+        requests: s.requests,
+        completed: s.completed,
+        errors: s.errors,
+        retries: s.retries,
+        outputTokens: s.outputTokens,
+        errorKinds: { ...s.errorKinds },
+        ttftNs: s.ttft.values().slice(),
+        tpotNs: s.tpot.values().slice(),
+        latencyNs: s.latency.values().slice(),
+      })),
+      timings: this.timings ? this.timings.values().slice() : null,
+      timingErrors: this.timingErrors ? [...this.timingErrors] : null,
+    };
+  }
+
+  // ---- internals used by Exchange ----
+
+  private take(): Exchange {
+    return this.free.pop() ?? new Exchange(this);
+  }
+
+  /** Picks an endpoint and sends, or parks the exchange until one frees up. */
+  route(x: Exchange): void {
+    if (this.closed) {
+      x.fail({ kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 });
+      return;
+    }
+    const k = this.router.acquire(x.lastEndpoint);
+    if (k >= 0) {
+      this.send(x, k);
+      return;
+    }
+    this.backlog.push(x);
+    this.armBacklog(k === ROUTE_UNHEALTHY ? Math.max(5, this.router.msUntilProbe()) : 5);
+  }
+
+  private armBacklog(ms: number): void {
+    if (this.backlogTimer) return;
+    this.backlogTimer = setTimeout(() => {
+      this.backlogTimer = null;
+      this.drainBacklog();
+    }, ms);
+  }
+
+  private drainBacklog(): void {
+    while (this.backlog.length > 0) {
+      const k = this.router.acquire(this.backlog[0].lastEndpoint);
+      if (k === ROUTE_FULL || k === ROUTE_UNHEALTHY) {
+        this.armBacklog(k === ROUTE_UNHEALTHY ? Math.max(5, this.router.msUntilProbe()) : 5);
+        return;
+      }
+      this.send(this.backlog.shift()!, k);
+    }
+  }
+
+  private send(x: Exchange, k: number): void {
+    x.endpoint = k;
+    x.attempts++;
+    this.epStats[k].requests++;
+    if (x.attempts > 1) {
+      this.epStats[k].retries++;
+      this.retried++;
+    }
+    this.active.add(x);
+    const body = x.batchIds ? this.batchBody(x) : this.bodies!.body(x.index);
+    x.prepareAttempt();
+    const ep = this.cfg.endpoints[k];
+    const headers = this.headerList.slice();
+    headers.push('x-request-id', String(x.id));
+    const handler = new Attempt(x, ++x.generation);
+    try {
+      this.pools[k].dispatch({ origin: ep.origin, path: ep.prefix + this.cfg.path, method: 'POST', headers, body }, handler);
+    } catch (err) {
+      handler.onError(err as Error);
+    }
+  }
+
+  private batchBody(x: Exchange): Buffer {
+    const store = this.bodies!;
+    return buildBatchBody(x.batchIndices!.map((i) => store.entry(i)));
+  }
+
+  /** The exchange has ended (completed or failed): free its slot and recycle it. */
+  finished(x: Exchange): void {
+    x.generation++;
+    this.active.delete(x);
+    this.free.push(x);
+    if (this.backlog.length > 0) this.drainBacklog();
+    if (this.inFlight === 0 && this.idleWaiters.length > 0) {
+      for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  releaseEndpoint(x: Exchange): void {
+    if (x.endpoint >= 0) {
+      this.router.release(x.endpoint);
+      x.lastEndpoint = x.endpoint;
+      x.endpoint = -1;
+    }
+  }
+
+  /** Backs off, then routes the exchange again. */
+  retryLater(x: Exchange, f: Failure): void {
+    const exp = Math.min(this.cfg.maxDelayMs, this.cfg.baseDelayMs * 2 ** (x.attempts - 1));
+    let delay = Math.random() * exp; // full jitter
+    if (f.retryAfterMs > 0) delay = Math.max(delay, Math.min(f.retryAfterMs, this.cfg.maxDelayMs));
+    x.generation++;
+    this.active.delete(x);
+    this.backlog.push(x); // counted as in flight while it waits
+    x.retryTimer = setTimeout(() => {
+      x.retryTimer = null;
+      const at = this.backlog.indexOf(x);
+      if (at < 0) return;
+      this.backlog.splice(at, 1);
+      this.route(x);
+    }, delay);
+  }
+
+  recordFailure(x: Exchange, f: Failure): void {
+    const k = x.endpoint >= 0 ? x.endpoint : x.lastEndpoint;
+    if (k >= 0) {
+      const s = this.epStats[k];
+      s.errors++;
+      bump(s.errorKinds, f.kind);
+      if (f.endpointFault && this.router.failure(k)) bump(this.errorKinds, 'breaker-opened');
+    }
+  }
+
+  sampleFailed(x: Exchange, f: Failure, count: number): void {
+    this.failed += count;
+    bump(this.errorKinds, f.kind, count);
+    const url = x.lastEndpoint >= 0 ? this.cfg.endpoints[x.lastEndpoint].origin : 'no endpoint';
+    const what = count > 1 ? `${count} samples (batch from qsl_idx ${x.index})` : `sample ${x.id} (qsl_idx ${x.index})`;
+    const line = `${what} failed after ${x.attempts} attempt(s) at ${url}: ${f.kind}: ${f.message}`;
+    if (this.errorLines < this.cfg.maxErrorLines) {
+      this.errorLines++;
+      native.logSutMessage('error_runtime', line, 2);
+    } else if (this.errorLines === this.cfg.maxErrorLines) {
+      this.errorLines++;
+      native.logSutMessage('error_runtime', 'more samples failed; further failures are counted in the result only', 2);
+    }
+    if (this.timingErrors && this.timingErrors.length < 10_000) this.timingErrors.push(`${x.id}: ${f.kind}: ${f.message}`);
+  }
+
+  sampleDone(x: Exchange, tokens: number): void {
+    this.completed++;
+    const k = x.lastEndpoint >= 0 ? x.lastEndpoint : x.endpoint;
+    const s = this.epStats[k];
+    s.completed++;
+    s.outputTokens += tokens;
+    if (x.firstTokenNs > 0) {
+      s.ttft.push(x.firstTokenNs - x.sentNs);
+      if (tokens > 1) s.tpot.push((x.endNs - x.firstTokenNs) / (tokens - 1));
+    }
+    s.latency.push(x.endNs - x.sentNs);
+  }
+
+  recordChunk(x: Exchange, n: number, now: number): void {
+    this.chunks++;
+    this.chunkTokens += n;
+    if (n > 1) {
+      this.multiTokenChunks++;
+      x.multiTokenChunks++;
+    }
+    x.chunks++;
+    if (x.lastChunkNs > 0) {
+      const gap = now - x.lastChunkNs;
+      this.gaps.record(gap);
+      if (gap > x.maxGapNs) x.maxGapNs = gap;
+    }
+    x.lastChunkNs = now;
+  }
+
+  recordTiming(x: Exchange, ok: boolean, tokens: number): void {
+    if (x.issuedNs > 0 && x.firstSentNs > 0) this.issueDelay.push(x.firstSentNs - x.issuedNs);
+    if (x.headersNs > 0) this.headersDelay.push(x.headersNs - x.sentNs);
+    const t = this.timings;
+    if (!t) return;
+    t.push(x.id);
+    t.push(x.index);
+    t.push(x.lastEndpoint >= 0 ? x.lastEndpoint : x.endpoint);
+    t.push(x.attempts);
+    t.push(x.scheduledNs || NaN);
+    t.push(x.issuedNs || NaN);
+    t.push(x.sentNs || NaN);
+    t.push(x.headersNs || NaN);
+    t.push(x.firstTokenNs || NaN);
+    t.push(x.endNs || NaN);
+    t.push(x.chunks);
+    t.push(x.multiTokenChunks);
+    t.push(tokens);
+    t.push(x.maxGapNs);
+    t.push(ok ? 1 : 0);
+  }
+
+  private checkDeadlines(): void {
+    if (this.active.size === 0 && this.backlog.length === 0) return;
+    const now = native.nowNs();
+    for (const x of this.active) if (now > x.deadlineNs) x.abortNow(`no answer within the ${this.cfg.totalMs} ms deadline`, 'deadline');
+    for (let i = this.backlog.length - 1; i >= 0; i--) {
+      const x = this.backlog[i];
+      if (now > x.deadlineNs) {
+        this.backlog.splice(i, 1);
+        if (x.retryTimer) clearTimeout(x.retryTimer);
+        x.retryTimer = null;
+        x.fail({ kind: 'deadline', message: `no endpoint could take the sample within the ${this.cfg.totalMs} ms deadline`, retryable: false, endpointFault: false, retryAfterMs: 0 });
+      }
+    }
+  }
+}
+
+/**
+ * The undici handler of one attempt. Exchanges are reused, and a request we
+ * gave up on can still report to its handler; the generation check drops
+ * such late calls.
+ */
+class Attempt {
+  constructor(
+    private readonly x: Exchange,
+    private readonly generation: number,
+  ) {}
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.x.generation === this.generation) this.x.onConnect(abort);
+    else abort(new Error('stale attempt'));
+  }
+
+  onRequestSent(): void {
+    if (this.x.generation === this.generation) this.x.onRequestSent();
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, resume: () => void, text: string): boolean {
+    if (this.x.generation === this.generation) return this.x.onHeaders(status, rawHeaders, resume, text);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.x.generation === this.generation) return this.x.onData(chunk);
+    return true;
+  }
+
+  onComplete(trailers: unknown): void {
+    if (this.x.generation === this.generation) this.x.onComplete(trailers);
+  }
+
+  onError(err: Error): void {
+    if (this.x.generation === this.generation) this.x.onError(err);
+  }
+}
+
+/** One sample's (or batch's) request, across its attempts. Pooled. */
+class Exchange implements SseSink {
+  generation = 0;
+  id = 0;
+  index = 0;
+  batchIds: number[] | null = null;
+  batchIndices: number[] | null = null;
+  endpoint = -1;
+  lastEndpoint = -1;
+  attempts = 0;
+  deadlineNs = 0;
+  retryTimer: NodeJS.Timeout | null = null;
+  scheduledNs = 0;
+  issuedNs = 0;
+  firstSentNs = 0;
+  sentNs = 0;
+  headersNs = 0;
+  firstTokenNs = 0;
+  lastChunkNs = 0;
+  endNs = 0;
+  chunks = 0;
+  multiTokenChunks = 0;
+  maxGapNs = 0;
+  private status = 0;
+  private retryAfterMs = 0;
+  private abort: ((err?: Error) => void) | null = null;
+  private ended = false; // this attempt has settled
+  private done = false; // the sample has been completed (or failed) in the engine
+  private abortReason: string | null = null;
+  private abortKind = 'deadline';
+  private readonly st = new StreamState();
+  private readonly sse = new SseReader();
+  private bodyParts: Buffer[] = [];
+
+  constructor(private readonly d: HttpDriver) {}
+
+  begin(id: number, index: number, ids: number[] | null, indices: number[] | null): void {
+    this.id = id;
+    this.index = index;
+    this.batchIds = ids;
+    this.batchIndices = indices;
+    this.endpoint = -1;
+    this.lastEndpoint = -1;
+    this.attempts = 0;
+    this.done = false;
+    this.firstTokenNs = 0;
+    this.firstSentNs = 0;
+    this.headersNs = 0;
+    this.endNs = 0;
+    this.chunks = 0;
+    this.multiTokenChunks = 0;
+    this.maxGapNs = 0;
+    this.lastChunkNs = 0;
+    this.scheduledNs = 0;
+    this.issuedNs = 0;
+    if (native.issueTimes(id, issueScratch)) {
+      this.scheduledNs = issueScratch[0];
+      this.issuedNs = issueScratch[1];
+    }
+    this.deadlineNs = native.nowNs() + this.d.cfg.totalMs * 1e6;
+  }
+
+  prepareAttempt(): void {
+    this.ended = false;
+    this.status = 0;
+    this.retryAfterMs = 0;
+    this.abort = null;
+    this.abortReason = null;
+    this.st.reset();
+    this.sse.reset();
+    this.bodyParts.length = 0;
+    this.headersNs = 0;
+    this.chunks = 0;
+    this.multiTokenChunks = 0;
+    this.maxGapNs = 0;
+    this.lastChunkNs = 0;
+    this.sentNs = native.nowNs();
+    if (this.firstSentNs === 0) this.firstSentNs = this.sentNs;
+  }
+
+  abortNow(reason: string, kind: string): void {
+    this.abortReason = reason;
+    this.abortKind = kind;
+    if (this.abort) this.abort(new Error(reason));
+  }
+
+  // ---- undici handler (through Attempt) ----
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abort = abort;
+    if (this.abortReason !== null) abort(new Error(this.abortReason));
+  }
+
+  onRequestSent(): void {
+    this.sentNs = native.nowNs();
+    if (this.attempts === 1) this.firstSentNs = this.sentNs;
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, _resume: () => void, _text: string): boolean {
+    this.headersNs = native.nowNs();
+    this.status = status;
+    if (status !== 200 && rawHeaders) {
+      for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+        if (String(rawHeaders[i]).toLowerCase() === 'retry-after') {
+          const s = Number(String(rawHeaders[i + 1]));
+          if (s >= 0) this.retryAfterMs = s * 1000;
+        }
+      }
+    }
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.ended) return true;
+    if (this.status !== 200 || !this.d.cfg.stream) {
+      this.bodyParts.push(chunk);
+      return true;
+    }
+    this.sse.push(chunk, this);
+    return true;
+  }
+
+  onComplete(_trailers: unknown): void {
+    if (this.ended) return;
+    if (this.status !== 200) {
+      this.attemptFailed(this.httpFailure());
+      return;
+    }
+    if (!this.d.cfg.stream) {
+      this.completeFromBody();
+      return;
+    }
+    this.sse.end(this);
+    if (this.ended) return;
+    // The body ended without [DONE]: fine if the last chunk said it was finished.
+    if (this.st.finishReason !== null) this.succeed();
+    else this.attemptFailed({ kind: 'truncated-stream', message: 'the stream ended before its last chunk', retryable: true, endpointFault: true, retryAfterMs: 0 });
+  }
+
+  onError(err: Error): void {
+    if (this.ended) return;
+    this.attemptFailed(this.networkFailure(err));
+  }
+
+  // ---- SSE ----
+
+  onSseData(buf: Buffer, s: number, e: number): void {
+    if (this.ended) return;
+    const st = this.st;
+    const r = this.d.cfg.api === 'generate' ? decodeGenerateChunk(buf, s, e, st) : decodeOpenAiChunk(buf, s, e, st, this.d.cfg.tokenSource, this.d.cfg.api === 'chat');
+    if (r === CHUNK_TOKENS) {
+      const now = native.nowNs();
+      this.d.recordChunk(this, st.chunkTokens, now);
+      if (this.firstTokenNs === 0) {
+        this.firstTokenNs = now;
+        this.d.router.success(this.endpoint);
+        const t = st.tokens;
+        if (t.length > 0 && t.ids[0] >= 0) native.firstTokenBytes(this.id, t.ids, 4);
+        else native.firstTokenBytes(this.id);
+      }
+      return;
+    }
+    if (r === CHUNK_ERROR) {
+      this.attemptFailed({ kind: 'error-event', message: st.error ?? 'error event', retryable: true, endpointFault: true, retryAfterMs: 0 });
+      this.abortQuietly();
+    } else if (r === CHUNK_MALFORMED) {
+      this.attemptFailed({ kind: 'malformed-stream', message: st.error ?? 'malformed chunk', retryable: true, endpointFault: true, retryAfterMs: 0 });
+      this.abortQuietly();
+    }
+  }
+
+  onSseDone(): void {
+    if (this.ended) return;
+    this.succeed();
+  }
+
+  // ---- outcomes ----
+
+  private abortQuietly(): void {
+    // Close the connection of a stream we gave up on; undici reports the abort to onError, which is ignored now.
+    if (this.abort) this.abort(new Error('stream abandoned'));
+  }
+
+  private succeed(): void {
+    this.ended = true;
+    this.endNs = native.nowNs();
+    const st = this.st;
+    const n = st.tokenCount;
+    this.d.router.success(this.endpoint);
+    this.d.releaseEndpoint(this);
+    const t = st.tokens;
+    const idsUsable = t.length > 0 && t.length === n && allValid(t.ids, t.length);
+    if (idsUsable) native.completeBytes(this.id, n, t.ids, t.length * 4);
+    else {
+      this.d.noIdSamples++;
+      native.completeBytes(this.id, n);
+    }
+    this.done = true;
+    this.d.sampleDone(this, n);
+    this.d.recordTiming(this, true, n);
+    this.d.finished(this);
+  }
+
+  private completeFromBody(): void {
+    this.ended = true;
+    this.endNs = native.nowNs();
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(this.bodyParts).toString('utf8'));
+    } catch {
+      this.ended = false;
+      this.attemptFailed({ kind: 'malformed-body', message: 'the response body is not JSON', retryable: true, endpointFault: true, retryAfterMs: 0 });
+      return;
+    }
+    const results = readFullResponses(body, this.d.cfg.api, this.batchIds ? this.batchIds.length : 1);
+    if (typeof results === 'string') {
+      this.ended = false;
+      this.attemptFailed({ kind: 'malformed-body', message: results, retryable: true, endpointFault: true, retryAfterMs: 0 });
+      return;
+    }
+    this.d.router.success(this.endpoint);
+    this.d.releaseEndpoint(this);
+    const ids = this.batchIds ?? [this.id];
+    for (let i = 0; i < ids.length; i++) {
+      const r = results[i];
+      if (r.ids) native.completeBytes(ids[i], r.count, r.ids, r.ids.byteLength);
+      else {
+        this.d.noIdSamples++;
+        native.completeBytes(ids[i], r.count);
+      }
+      this.d.sampleDone(this, r.count);
+    }
+    this.done = true;
+    this.d.recordTiming(this, true, results[0]?.count ?? 0);
+    this.d.finished(this);
+  }
+
+  private attemptFailed(f: Failure): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.d.recordFailure(this, f);
+    this.d.releaseEndpoint(this);
+    const canRetry =
+      f.retryable && this.firstTokenNs === 0 && this.attempts <= this.d.cfg.maxRetries && native.nowNs() < this.deadlineNs && this.abortReason === null;
+    if (canRetry) {
+      this.d.retryLater(this, f);
+      return;
+    }
+    this.fail(f);
+  }
+
+  /** Completes the sample(s) as failed: nTokens 0, no data. */
+  fail(f: Failure): void {
+    this.ended = true;
+    if (this.done) return;
+    this.done = true;
+    this.endNs = native.nowNs();
+    this.d.releaseEndpoint(this);
+    const ids = this.batchIds ?? [this.id];
+    for (const id of ids) native.completeBytes(id, 0);
+    this.d.sampleFailed(this, f, ids.length);
+    this.d.recordTiming(this, false, 0);
+    this.d.finished(this);
+  }
+
+  private httpFailure(): Failure {
+    let message = `HTTP ${this.status}`;
+    if (this.bodyParts.length > 0) {
+      const text = Buffer.concat(this.bodyParts).toString('utf8');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      const m = errorMessageOf(parsed);
+      message += `: ${m ?? text.slice(0, 300)}`;
+    }
+    const retryable = RETRYABLE_STATUS.has(this.status);
+    return { kind: `http-${this.status}`, message, retryable, endpointFault: retryable, retryAfterMs: this.retryAfterMs };
+  }
+
+  private networkFailure(err: Error): Failure {
+    const code = (err as { code?: string }).code ?? '';
+    if (this.abortReason !== null) return { kind: this.abortKind, message: this.abortReason, retryable: false, endpointFault: false, retryAfterMs: 0 };
+    const message = err.message || code || 'network error';
+    switch (code) {
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return { kind: 'connect-timeout', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
+      case 'UND_ERR_HEADERS_TIMEOUT':
+        return { kind: 'first-byte-timeout', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
+      case 'UND_ERR_BODY_TIMEOUT':
+        return { kind: 'idle-timeout', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
+      case 'ECONNREFUSED':
+        return { kind: 'connection-refused', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
+      case 'ECONNRESET':
+      case 'EPIPE':
+      case 'UND_ERR_SOCKET':
+      case 'UND_ERR_CLOSED':
+        return { kind: 'connection-reset', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
+      case 'UND_ERR_DESTROYED':
+      case 'UND_ERR_CLIENT_DESTROYED':
+        return { kind: 'closed', message, retryable: false, endpointFault: false, retryAfterMs: 0 };
+      default:
+        return { kind: 'network-error', message: code ? `${code}: ${message}` : message, retryable: true, endpointFault: true, retryAfterMs: 0 };
+    }
+  }
+}
+
+function allValid(ids: Int32Array, n: number): boolean {
+  for (let i = 0; i < n; i++) if (ids[i] < 0) return false;
+  return true;
+}
+
+interface FullResult {
+  count: number;
+  ids: Int32Array | null;
+}
+
+/** Token ids and counts of a non-streaming response (one or a batch), or an error message. */
+export function readFullResponses(body: unknown, api: WireApiName, expected: number): FullResult[] | string {
+  if (api === 'generate') {
+    const items = Array.isArray(body) ? body : [body];
+    if (items.length !== expected) return `expected ${expected} results, got ${items.length}`;
+    return items.map((it) => {
+      const o = it as { output_ids?: unknown; meta_info?: { completion_tokens?: unknown } };
+      const ids = Array.isArray(o.output_ids) ? Int32Array.from(o.output_ids as number[]) : null;
+      const c = o.meta_info?.completion_tokens;
+      return { count: typeof c === 'number' ? c : ids ? ids.length : 0, ids };
+    });
+  }
+  const o = body as { choices?: unknown; usage?: { completion_tokens?: unknown } };
+  if (!Array.isArray(o.choices)) return errorMessageOf(body) ?? 'the response has no choices';
+  const out: FullResult[] = new Array(expected);
+  for (const ch of o.choices as { index?: number; token_ids?: unknown; text?: unknown; message?: { content?: unknown } }[]) {
+    const i = typeof ch.index === 'number' ? ch.index : 0;
+    if (i < 0 || i >= expected) return `choice index ${i} out of range`;
+    const ids = Array.isArray(ch.token_ids) ? Int32Array.from(ch.token_ids as number[]) : null;
+    out[i] = { count: ids ? ids.length : 0, ids };
+  }
+  for (let i = 0; i < expected; i++) if (!out[i]) return `no choice for prompt ${i}`;
+  const usage = o.usage?.completion_tokens;
+  if (expected === 1 && typeof usage === 'number') out[0].count = usage;
+  return out;
+}

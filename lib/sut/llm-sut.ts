@@ -1,0 +1,419 @@
+// createLlmSut: a SUT and QSL pair that forwards LoadGen's queries to LLM
+// servers (vLLM, SGLang, OpenAI-compatible) and reports first tokens and
+// completions back. The main thread only dispatches; the HTTP work runs in
+// worker threads (or on the main thread with `workers: 0`).
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+import { findPackageRoot } from '../binding.js';
+import { native } from '../binding.js';
+import type { Dataset } from '../dataset/types.js';
+import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../start-test.js';
+import { BodyStore } from './body-store.js';
+import { createRing, RingWriter, type SharedRing } from './dispatch-ring.js';
+import { EndpointError, parseEndpointUrl } from './endpoint-url.js';
+import { Feeder } from './feeder.js';
+import { HttpDriver, type DriverConfig, type DriverSnapshot } from './http-driver.js';
+import { probeEndpoint, type ProbeResult } from './probe.js';
+import { mergeSnapshots } from './report.js';
+import { Router } from './routing.js';
+import type { Backend, BreakerOptions, Capabilities, EndpointConfig, RetryOptions, SamplingParams, SutReport, TimeoutOptions, WireApiName } from './types.js';
+import { buildBody, type BodyContext, type BuiltBody, apiPath } from './wire/request-body.js';
+import type { WorkerInit, WorkerRequest } from './worker-main.js';
+
+export interface LlmSutOptions {
+  /** One or more servers (one per GPU node or replica). */
+  endpoints: readonly (string | EndpointConfig)[];
+  /** Maps a QSL sample index to its prompt. */
+  dataset: Dataset;
+  /** Server family, or 'auto' (default) to probe it. */
+  backend?: Backend | 'auto';
+  /** Wire API; default 'completions' (token-id prompts), 'generate' for SGLang's native route. */
+  api?: WireApiName;
+  /** Served model name; default: the first of /v1/models. */
+  model?: string;
+  /** Override what probing found (or give it when backend is not 'auto'). */
+  capabilities?: Partial<Capabilities>;
+  /** Sampling fields, all sent explicitly. Defaults: temperature 0, top_p 1, min_tokens 1, ignore_eos false, max_tokens 128. */
+  sampling?: SamplingParams;
+  /** Worker threads doing the HTTP work; 0 = on the main thread. Default: CPU count - 1, at least 1, at most 8. */
+  workers?: number;
+  /** In-flight cap per endpoint unless the endpoint sets its own; default 4096. Bounds connections (no port exhaustion). */
+  maxInFlightPerEndpoint?: number;
+  /** Samples per request when the server takes batched prompts (Offline); default 1. Batched requests do not stream. */
+  batchSize?: number;
+  timeouts?: TimeoutOptions;
+  retry?: RetryOptions;
+  breaker?: BreakerOptions;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** Keep every sample's harness timings in the report (memory: ~120 bytes a sample). */
+  recordTimings?: boolean;
+  /** QSL sizes; default: the dataset size for both. */
+  totalSampleCount?: number;
+  performanceSampleCount?: number;
+  name?: string;
+  /** Where warnings go (default: process.emitWarning). */
+  onWarning?: (message: string) => void;
+}
+
+export interface LlmSut {
+  readonly sut: SystemUnderTest;
+  readonly qsl: QuerySampleLibrary;
+  readonly backend: Backend;
+  readonly api: WireApiName;
+  readonly model: string;
+  readonly capabilities: Capabilities;
+  readonly probes: ProbeResult[];
+  /** Per-run figures (call after startTest settles). */
+  report(): Promise<SutReport>;
+  /** Resolves when no request is in flight. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULTS = { temperature: 0, topP: 1, minTokens: 1, ignoreEos: false };
+
+function positiveInt(name: string, v: unknown, min = 1): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${String(v)}`);
+  return v;
+}
+
+function positiveMs(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !(v > 0)) throw new RangeError(`${name} must be a positive number of milliseconds, got ${String(v)}`);
+  return v;
+}
+
+/** The worker script: dist/sut-worker.js next to this bundle, or in the package's dist/ when running from sources. */
+function workerScript(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const beside = join(here, 'sut-worker.js');
+  if (existsSync(beside)) return beside;
+  const inDist = join(findPackageRoot(here), 'dist', 'sut-worker.js');
+  if (existsSync(inDist)) return inDist;
+  throw new Error(`the adapter worker script is missing (looked for ${beside} and ${inDist}); run \`npm run build:ts\`, or use workers: 0`);
+}
+
+export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
+  if (!options || typeof options !== 'object') throw new TypeError('createLlmSut: options must be an object');
+  const dataset = options.dataset;
+  if (!dataset || typeof dataset.prompt !== 'function' || !(dataset.size > 0)) {
+    throw new TypeError('createLlmSut: options.dataset must be a dataset with size > 0 and prompt(index)');
+  }
+  if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) throw new EndpointError('createLlmSut: give at least one endpoint URL');
+  const maxInFlight = positiveInt('maxInFlightPerEndpoint', options.maxInFlightPerEndpoint ?? 4096);
+  const endpoints = options.endpoints.map((e) => {
+    const c: EndpointConfig = typeof e === 'string' ? { url: e } : e;
+    const { origin, prefix } = parseEndpointUrl(c.url);
+    const weight = c.weight ?? 1;
+    if (!(weight > 0)) throw new RangeError(`endpoint ${c.url}: weight must be > 0, got ${String(weight)}`);
+    return { url: c.url, origin, prefix, weight, maxInFlight: positiveInt(`endpoint ${c.url}: maxInFlight`, c.maxInFlight ?? maxInFlight) };
+  });
+  const workers = options.workers ?? Math.max(1, Math.min(8, availableParallelism() - 1));
+  positiveInt('workers', workers, 0);
+  const batchSize = positiveInt('batchSize', options.batchSize ?? 1);
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const warn = options.onWarning ?? ((m: string) => process.emitWarning(m, { code: 'LOADGEN_ADAPTER' }));
+
+  // Start-up health check and detection, all endpoints at once.
+  const requested = options.backend ?? 'auto';
+  if (!['auto', 'vllm', 'sglang', 'openai'].includes(requested)) throw new RangeError(`backend must be auto, vllm, sglang or openai, got ${String(requested)}`);
+  if (options.api !== undefined && !['completions', 'chat', 'generate'].includes(options.api)) {
+    throw new RangeError(`api must be completions, chat or generate, got ${String(options.api)}`);
+  }
+  const needTest = options.capabilities?.tokenSource === undefined;
+  const probes = await Promise.all(
+    endpoints.map((e, i) =>
+      probeEndpoint(e.url, {
+        backend: requested === 'auto' ? undefined : requested,
+        api: options.api,
+        model: options.model,
+        headers,
+        timeoutMs: Math.min(30_000, options.timeouts?.firstByteMs ?? 30_000),
+        testRequest: needTest && i === 0 ? true : false,
+      }),
+    ),
+  );
+  const healthy = probes.filter((p) => p.healthy);
+  if (healthy.length === 0) {
+    throw new EndpointError(`no endpoint answered the health check: ${probes.map((p) => `${p.url}: ${p.error ?? 'unhealthy'}`).join('; ')}`);
+  }
+  // Capabilities come from the first endpoint's test request; probe another if it failed.
+  let lead = probes[0].healthy ? probes[0] : healthy[0];
+  if (needTest && !lead.capabilities) {
+    lead = await probeEndpoint(lead.url, { backend: requested === 'auto' ? undefined : requested, api: options.api, model: options.model, headers });
+    if (!lead.healthy || !lead.capabilities) throw new EndpointError(`the test request to ${lead.url} failed: ${lead.error ?? 'unknown error'}`);
+  }
+  const backend: Backend = requested === 'auto' ? (lead.backend ?? 'openai') : requested;
+  const api: WireApiName = options.api ?? 'completions';
+  if (api === 'generate' && backend !== 'sglang') throw new RangeError(`the generate API is SGLang's native route; backend ${backend} does not have it`);
+  const model = options.model ?? lead.models[0]?.id ?? 'default';
+  const capabilities: Capabilities = {
+    tokenSource: api === 'generate' ? 'output_ids' : 'none',
+    ...(lead.capabilities ?? {}),
+    ...(options.capabilities ?? {}),
+  } as Capabilities;
+  const warnings: string[] = [];
+  if (capabilities.tokenSource === 'none') {
+    const m = `${lead.url} (${backend}${lead.version ? ` ${lead.version}` : ''}) sends no generated token ids on ${api}: token counts come from its usage figures and the accuracy log cannot be scored (upgrade vLLM >= 0.10.2 for return_token_ids, or use SGLang's generate API)`;
+    warnings.push(m);
+    warn(m);
+  }
+  if (batchSize > 1 && !(capabilities.batchPrompts && (api === 'generate' || capabilities.tokenSource === 'token_ids'))) {
+    throw new RangeError(`batchSize ${batchSize}: the ${backend} ${api} API here cannot return per-prompt token ids for batched prompts; use batchSize 1`);
+  }
+
+  const sampling: SamplingParams = { ...DEFAULTS, ...(backend !== 'openai' ? { topK: -1 } : {}), ...(options.sampling ?? {}) };
+  if (sampling.maxTokens !== undefined) positiveInt('sampling.maxTokens', sampling.maxTokens);
+  const bodyCtx: BodyContext = { backend, api, model, capabilities, sampling, stream: batchSize === 1 };
+  const t = options.timeouts ?? {};
+  const r = options.retry ?? {};
+  const b = options.breaker ?? {};
+  const config: DriverConfig = {
+    endpoints: endpoints.map((e) => ({ origin: e.origin, prefix: e.prefix })),
+    api,
+    path: apiPath(api),
+    tokenSource: capabilities.tokenSource,
+    stream: bodyCtx.stream,
+    headers,
+    connectMs: positiveMs('timeouts.connectMs', t.connectMs, 10_000),
+    firstByteMs: positiveMs('timeouts.firstByteMs', t.firstByteMs, 300_000),
+    idleMs: positiveMs('timeouts.idleMs', t.idleMs, 120_000),
+    totalMs: positiveMs('timeouts.totalMs', t.totalMs, 3_600_000),
+    maxRetries: positiveInt('retry.maxRetries', r.maxRetries ?? 3, 0),
+    baseDelayMs: positiveMs('retry.baseDelayMs', r.baseDelayMs, 100),
+    maxDelayMs: positiveMs('retry.maxDelayMs', r.maxDelayMs, 5_000),
+    connectionsPerEndpoint: 0,
+    recordTimings: options.recordTimings === true,
+    maxErrorLines: 1000,
+  };
+  const router = Router.create(endpoints, positiveInt('breaker.failureThreshold', b.failureThreshold ?? 5), positiveMs('breaker.cooldownMs', b.cooldownMs, 5_000));
+  // Endpoints that failed the health check start with an open circuit: traffic goes elsewhere until a probe succeeds.
+  probes.forEach((p, k) => {
+    if (!p.healthy) for (let i = 0; i < (b.failureThreshold ?? 5); i++) router.failure(k);
+  });
+
+  const total = positiveInt('totalSampleCount', options.totalSampleCount ?? dataset.size);
+  const perf = positiveInt('performanceSampleCount', options.performanceSampleCount ?? Math.min(total, dataset.size));
+  const pool = workers === 0 ? new InProcess(config, router, batchSize) : await WorkerPool.start(workers, config, router, batchSize);
+
+  const sut: SystemUnderTest = {
+    name: options.name ?? `LlmSut(${backend}, ${api}, ${endpoints.length} endpoint${endpoints.length > 1 ? 's' : ''})`,
+    issueQuery: (samples: QuerySample[]) => pool.issue(samples),
+    flushQueries: () => undefined,
+  };
+  const qsl: QuerySampleLibrary = {
+    name: dataset.name,
+    totalSampleCount: total,
+    performanceSampleCount: perf,
+    loadSamplesToRam: async (indices: number[]) => {
+      const built = new Map<number, BuiltBody>();
+      for (const i of indices) {
+        if (i >= dataset.size) throw new RangeError(`sample index ${i} is outside the dataset (${dataset.size} samples)`);
+        if (!built.has(i)) built.set(i, buildBody(dataset.prompt(i), i, bodyCtx));
+      }
+      await pool.setBodies(BodyStore.build(Math.max(total, dataset.size), built));
+    },
+    unloadSamplesFromRam: () => undefined,
+  };
+
+  return {
+    sut,
+    qsl,
+    backend,
+    api,
+    model,
+    capabilities,
+    probes,
+    async report() {
+      const snaps = await pool.snapshots();
+      return mergeSnapshots(snaps, { backend, api, capabilities, workers, urls: endpoints.map((e) => e.url), warnings: [...warnings], timesOpened: endpoints.map((_, k) => router.timesOpened(k)) });
+    },
+    idle: () => pool.idle(),
+    close: () => pool.close(),
+  };
+}
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+interface Pool {
+  issue(samples: QuerySample[]): void;
+  setBodies(store: BodyStore): Promise<void>;
+  snapshots(): Promise<DriverSnapshot[]>;
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+class InProcess implements Pool {
+  private readonly driver: HttpDriver;
+  private readonly feeder: Feeder;
+  private final: DriverSnapshot | null = null;
+
+  constructor(config: DriverConfig, router: Router, batchSize: number) {
+    this.driver = new HttpDriver(config, router, null);
+    this.feeder = new Feeder(this.driver, batchSize);
+  }
+
+  issue(samples: QuerySample[]): void {
+    for (let i = 0; i < samples.length; i++) this.feeder.add(samples[i].id, samples[i].index);
+    this.feeder.flush();
+  }
+
+  async setBodies(store: BodyStore): Promise<void> {
+    this.driver.bodies = store;
+  }
+
+  async snapshots(): Promise<DriverSnapshot[]> {
+    return [this.final ?? this.driver.snapshot()];
+  }
+
+  idle(): Promise<void> {
+    return this.driver.whenIdle();
+  }
+
+  async close(): Promise<void> {
+    if (this.final) return;
+    await this.driver.close();
+    this.final = this.driver.snapshot();
+  }
+}
+
+class WorkerPool implements Pool {
+  private readonly writers: RingWriter[];
+  private next = 0;
+  private seq = 0;
+  private readonly pending = new Map<number, (m: { snapshot?: DriverSnapshot }) => void>();
+  private spill: { ids: number[]; indices: number[] }[] = [];
+  private spillTimer: NodeJS.Timeout | null = null;
+  private finals: DriverSnapshot[] | null = null;
+  private closing: Promise<void> | null = null;
+  private readonly ids: number[] = [];
+  private readonly indices: number[] = [];
+
+  private constructor(
+    private readonly workers: Worker[],
+    rings: SharedRing[],
+  ) {
+    this.writers = rings.map((r) => new RingWriter(r));
+    for (const w of workers) {
+      w.on('message', (m: { seq: number; snapshot?: DriverSnapshot }) => {
+        const done = this.pending.get(m.seq);
+        if (done) {
+          this.pending.delete(m.seq);
+          done(m);
+        }
+      });
+      w.on('error', (err) => {
+        native.abortTest(`an adapter worker thread failed: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    }
+  }
+
+  static async start(n: number, config: DriverConfig, router: Router, batchSize: number): Promise<WorkerPool> {
+    const script = workerScript();
+    const rings = Array.from({ length: n }, () => createRing());
+    const workers = rings.map((ring) => new Worker(script, { workerData: { config, routing: router.shared, ring, batchSize } satisfies WorkerInit }));
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve, reject) => {
+            w.once('online', () => resolve());
+            w.once('error', reject);
+          }),
+      ),
+    );
+    return new WorkerPool(workers, rings);
+  }
+
+  private ask(w: Worker, m: DistributiveOmit<WorkerRequest, 'seq'>): Promise<{ snapshot?: DriverSnapshot }> {
+    const seq = ++this.seq;
+    return new Promise((resolve) => {
+      this.pending.set(seq, resolve);
+      w.postMessage({ ...m, seq });
+    });
+  }
+
+  issue(samples: QuerySample[]): void {
+    const n = samples.length;
+    if (n === 1) {
+      // Server: one sample per query, round robin.
+      this.ids[0] = samples[0].id;
+      this.indices[0] = samples[0].index;
+      this.ids.length = this.indices.length = 1;
+      this.put(this.ids, this.indices);
+      return;
+    }
+    const ids = new Array<number>(n);
+    const indices = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      ids[i] = samples[i].id;
+      indices[i] = samples[i].index;
+    }
+    this.put(ids, indices);
+  }
+
+  // Splits the samples evenly over the workers' rings; what does not fit waits.
+  private put(ids: number[], indices: number[]): void {
+    if (this.spill.length > 0) {
+      this.spill.push({ ids: ids.slice(), indices: indices.slice() });
+      return;
+    }
+    const W = this.writers.length;
+    const share = Math.ceil(ids.length / W);
+    let from = 0;
+    while (from < ids.length) {
+      const w = this.writers[this.next];
+      this.next = (this.next + 1) % W;
+      const to = Math.min(ids.length, from + share);
+      const wrote = w.write(ids, indices, from, to);
+      w.wake();
+      if (wrote < to - from) {
+        this.spill.push({ ids: ids.slice(from + wrote, to), indices: indices.slice(from + wrote, to) });
+      }
+      from = to;
+    }
+    if (this.spill.length > 0) this.armSpill();
+  }
+
+  private armSpill(): void {
+    if (this.spillTimer) return;
+    this.spillTimer = setTimeout(() => {
+      this.spillTimer = null;
+      const waiting = this.spill;
+      this.spill = [];
+      for (const s of waiting) this.put(s.ids, s.indices);
+    }, 1);
+  }
+
+  async setBodies(store: BodyStore): Promise<void> {
+    await Promise.all(this.workers.map((w) => this.ask(w, { type: 'bodies', bodies: store.shared })));
+  }
+
+  async snapshots(): Promise<DriverSnapshot[]> {
+    if (this.finals) return this.finals;
+    const replies = await Promise.all(this.workers.map((w) => this.ask(w, { type: 'snapshot' })));
+    return replies.map((r) => r.snapshot!);
+  }
+
+  async idle(): Promise<void> {
+    while (this.spill.length > 0) await new Promise((r) => setTimeout(r, 5));
+    await Promise.all(this.workers.map((w) => this.ask(w, { type: 'idle' })));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.spillTimer) clearTimeout(this.spillTimer);
+      for (const w of this.writers) w.close();
+      const replies = await Promise.all(this.workers.map((w) => this.ask(w, { type: 'close' })));
+      this.finals = replies.map((r) => r.snapshot!);
+      await Promise.all(this.workers.map((w) => w.terminate()));
+    })();
+    return this.closing;
+  }
+}

@@ -1,0 +1,139 @@
+// Public option and report types of the LLM SUT adapters.
+
+/** Which server family: decides request fields and how output ids are read. */
+export type Backend = 'vllm' | 'sglang' | 'openai';
+/** Which wire API: OpenAI completions (token-id prompts), chat completions, SGLang native /generate. */
+export type WireApiName = 'completions' | 'chat' | 'generate';
+
+/** Where generated token ids come from in a stream. */
+export type TokenSource =
+  | 'token_ids' // vLLM/SGLang `return_token_ids`: choices[].token_ids per chunk
+  | 'logprobs' // `logprobs` + `return_tokens_as_token_ids`: "token_id:N" strings
+  | 'output_ids' // SGLang /generate output_ids (+ meta_info.completion_tokens)
+  | 'none'; // counts only (usage), no ids: the accuracy log cannot be scored
+
+/** What a server can do, found by probing (backend 'auto') or given. */
+export interface Capabilities {
+  tokenSource: TokenSource;
+  /** SGLang /generate: output_ids cumulative (default) or per-chunk deltas. Read robustly either way. */
+  outputIds?: 'cumulative' | 'delta';
+  /** Server accepts batched prompts (int[][]) in one request. */
+  batchPrompts?: boolean;
+}
+
+export interface SamplingParams {
+  maxTokens?: number;
+  minTokens?: number;
+  ignoreEos?: boolean;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  seed?: number;
+  /** Extra request fields, merged last (e.g. { repetition_penalty: 1.0 }). */
+  extraBody?: Record<string, unknown>;
+}
+
+export interface EndpointConfig {
+  /** Base URL of the server, e.g. http://gpu1:8000 (with or without /v1). */
+  url: string;
+  /** Share of traffic relative to the others (least outstanding / weight); default 1. */
+  weight?: number;
+  /** Most requests in flight to this endpoint at once; default `maxInFlightPerEndpoint`. */
+  maxInFlight?: number;
+}
+
+export interface TimeoutOptions {
+  /** TCP connect; default 10 s. */
+  connectMs?: number;
+  /** Request written to response headers; default 300 s (SGLang sends headers with the first token). */
+  firstByteMs?: number;
+  /** Longest gap between two body reads; default 120 s. */
+  idleMs?: number;
+  /** Whole sample, retries included; default 3600 s. */
+  totalMs?: number;
+}
+
+export interface RetryOptions {
+  /** Retries per sample, before its first token only; default 3. */
+  maxRetries?: number;
+  /** First backoff; doubles each retry, with full jitter; default 100 ms. */
+  baseDelayMs?: number;
+  /** Backoff ceiling; default 5 s. */
+  maxDelayMs?: number;
+}
+
+export interface BreakerOptions {
+  /** Consecutive failures that open an endpoint's circuit; default 5. */
+  failureThreshold?: number;
+  /** Time open before one half-open probe request; default 5 s. */
+  cooldownMs?: number;
+}
+
+/** Per-sample harness timings, absolute steady-clock ns (the engine's clock); NaN when absent. */
+export interface SampleTiming {
+  id: number;
+  index: number;
+  endpoint: number;
+  attempts: number;
+  scheduledNs: number;
+  issuedNs: number;
+  sentNs: number;
+  headersNs: number;
+  firstTokenNs: number;
+  endNs: number;
+  chunks: number;
+  multiTokenChunks: number;
+  tokens: number;
+  maxGapNs: number;
+  ok: boolean;
+  error?: string;
+}
+
+export interface Percentiles {
+  count: number;
+  mean: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+}
+
+export interface EndpointReport {
+  url: string;
+  requests: number;
+  completed: number;
+  errors: number;
+  retries: number;
+  outputTokens: number;
+  /** ms, harness side: request written to first token. */
+  ttftMs: Percentiles;
+  /** ms per token after the first: (end - first token) / (tokens - 1). */
+  tpotMs: Percentiles;
+  /** ms, request written to end of stream. */
+  latencyMs: Percentiles;
+  breakerOpened: number;
+  errorKinds: Record<string, number>;
+}
+
+export interface SutReport {
+  backend: Backend;
+  api: WireApiName;
+  capabilities: Capabilities;
+  workers: number;
+  samples: { issued: number; completed: number; failed: number; retried: number };
+  errorKinds: Record<string, number>;
+  endpoints: EndpointReport[];
+  chunks: { total: number; multiToken: number; multiTokenFraction: number; tokensPerChunk: number };
+  /** ms between chunks of a stream, pooled over all streams. */
+  interChunkGapMs: Percentiles;
+  /** ms, engine issue to request write. */
+  issueDelayMs: Percentiles;
+  /** ms, request write to response headers. */
+  headersMs: Percentiles;
+  warnings: string[];
+  /** Present with `recordTimings: true`. */
+  timings?: SampleTiming[];
+}
