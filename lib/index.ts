@@ -35,3 +35,5 @@ export { createLlmSut, probeEndpoint, EndpointError, parseEndpointUrl } from './
 export type * from './sut/index.js';
 export type { Dataset, Prompt, ChatMessage } from './dataset/types.js';
 export { DatasetError } from './dataset/types.js';
+export { openDataset, syntheticDataset, datasetQsl, samplingPreset, datasetPreset, DATASET_PRESETS } from './dataset/index.js';
+export type { OpenDatasetOptions, LoadedDataset, FieldMapping, LengthSpec, SamplingPreset, DatasetPreset } from './dataset/index.js';

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 
 import { findPackageRoot } from '../binding.js';
 import { native } from '../binding.js';
+import { samplingPreset } from '../dataset/presets.js';
 import type { Dataset } from '../dataset/types.js';
 import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../start-test.js';
 import { BodyStore } from './body-store.js';
@@ -39,6 +40,8 @@ export interface LlmSutOptions {
   capabilities?: Partial<Capabilities>;
   /** Sampling fields, all sent explicitly. Defaults: temperature 0, top_p 1, min_tokens 1, ignore_eos false, max_tokens 128. */
   sampling?: SamplingParams;
+  /** MLPerf benchmark whose reference sampling values to send (e.g. 'llama3_1-8b'); `sampling` overrides single fields. */
+  benchmark?: string;
   /** Worker threads doing the HTTP work; 0 = on the main thread. Default: CPU count - 1, at least 1, at most 8. */
   workers?: number;
   /** In-flight cap per endpoint unless the endpoint sets its own; default 4096. Bounds connections (no port exhaustion). */
@@ -169,7 +172,8 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     throw new RangeError(`batchSize ${batchSize}: the ${backend} ${api} API here cannot return per-prompt token ids for batched prompts; use batchSize 1`);
   }
 
-  const sampling: SamplingParams = { ...DEFAULTS, ...(backend !== 'openai' ? { topK: -1 } : {}), ...(options.sampling ?? {}) };
+  const preset = options.benchmark ? samplingPreset(options.benchmark) : {};
+  const sampling: SamplingParams = { ...DEFAULTS, ...(backend !== 'openai' ? { topK: -1 } : {}), ...preset, ...(options.sampling ?? {}) };
   if (sampling.maxTokens !== undefined) positiveInt('sampling.maxTokens', sampling.maxTokens);
   const bodyCtx: BodyContext = { backend, api, model, capabilities, sampling, stream: batchSize === 1 };
   const t = options.timeouts ?? {};

@@ -42,6 +42,7 @@ export function decodeOpenAiChunk(buf: Buffer, s: number, e: number, st: StreamS
   if (!looksLikeObject(buf, s, e)) return malformed(buf, s, e, st);
   const choices = findValue(buf, K_CHOICES, s, e);
   if (choices < 0) return decodeNoChoices(buf, s, e, st);
+  const countBefore = st.serverTokens;
   readUsage(buf, s, e, st);
   if (buf[choices] !== 0x5b) return malformed(buf, s, e, st);
   if (buf[choices + 1] === EMPTY_ARRAY) return CHUNK_EMPTY; // usage-only chunk
@@ -58,8 +59,10 @@ export function decodeOpenAiChunk(buf: Buffer, s: number, e: number, st: StreamS
 
   let n = st.tokens.length - before;
   if (n === 0 && source === 'none') {
-    // No ids: a chunk with text (or a rising usage count) carries tokens.
-    if (hasText(buf, choices, e, chat)) n = 1;
+    // No ids: per-chunk usage (continuous_usage_stats) says how many tokens
+    // the chunk carried; without it, a chunk with text carries one or more.
+    if (st.serverTokens > countBefore && buf[choices + 1] !== EMPTY_ARRAY) n = st.serverTokens - Math.max(0, countBefore);
+    else if (hasText(buf, choices, e, chat)) n = 1;
   }
   st.chunkTokens = n;
   if (n > 0) {
