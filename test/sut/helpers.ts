@@ -80,13 +80,14 @@ export function accuracyRun(llm: LlmSut, scenario: TestScenario = TestScenario.S
   });
 }
 
-export function offlineRun(llm: LlmSut, extra: Partial<TestSettings> = {}): Promise<Run> {
+/** One Offline query of `samples` samples. */
+export function offlineRun(llm: LlmSut, samples: number, extra: Partial<TestSettings> = {}): Promise<Run> {
   return runTest(llm.sut, llm.qsl, {
     scenario: TestScenario.Offline,
     mode: TestMode.PerformanceOnly,
     offlineExpectedQps: 1000,
     minDurationMs: 0,
-    minQueryCount: 1,
+    minQueryCount: samples,
     useTokenLatencies: true,
     ...extra,
   });
