@@ -37,3 +37,5 @@ export type { Dataset, Prompt, ChatMessage } from './dataset/types.js';
 export { DatasetError } from './dataset/types.js';
 export { openDataset, syntheticDataset, datasetQsl, samplingPreset, datasetPreset, DATASET_PRESETS } from './dataset/index.js';
 export type { OpenDatasetOptions, LoadedDataset, FieldMapping, LengthSpec, SamplingPreset, DatasetPreset } from './dataset/index.js';
+export { startSimulator } from './sim/index.js';
+export type { Simulator, SimulatorOptions, SimFlavor, SimFaultRule, SimFaultKind, SimRequestRecord, SimRequestInfo, SimStats } from './sim/index.js';

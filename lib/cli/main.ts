@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 import { Command } from 'commander';
 
+import { registerSimCommand } from '../sim/cli.js';
+
 export const NOT_IMPLEMENTED_EXIT_CODE = 2;
 
 /** The version in @x/loadgen's package.json (found by walking up from here). */
@@ -27,7 +29,6 @@ const PLACEHOLDERS: ReadonlyArray<readonly [string, string]> = [
   ['run', 'run a LoadGen test against a system under test'],
   ['probe', 'measure the overhead of the JS <-> native bridge on this machine'],
   ['report', 'summarize an mlperf_log_detail.txt / mlperf_log_summary.txt'],
-  ['sim', 'simulate a scenario with a synthetic system under test'],
 ];
 
 export function createProgram(): Command {
@@ -49,6 +50,7 @@ export function createProgram(): Command {
         process.exitCode = NOT_IMPLEMENTED_EXIT_CODE;
       });
   }
+  registerSimCommand(program);
   return program;
 }
 

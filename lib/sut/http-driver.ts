@@ -41,6 +41,13 @@ export interface DriverConfig {
   recordTimings: boolean;
   /** Failed samples written to the detail log one by one (then only counted). */
   maxErrorLines: number;
+  /**
+   * Requests dispatched but not yet written, per driver. Bounds the burst of
+   * new connections when thousands of samples are issued at once (Offline):
+   * a server's listen backlog (511 in Node, 2048 in uvicorn) would drop the
+   * excess SYNs and the kernel retries them only after 1 s, then 3 s.
+   */
+  maxUnsent: number;
 }
 
 /** Plain-data report of one driver, merged across threads. */
@@ -118,11 +125,54 @@ interface Failure {
 
 const issueScratch = new Float64Array(2);
 
+/** A queue with O(1) shift (Offline may park tens of thousands of samples). */
+class Fifo<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(v: T): void {
+    this.items.push(v);
+  }
+
+  peek(): T {
+    return this.items[this.head];
+  }
+
+  shift(): T {
+    const v = this.items[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return v;
+  }
+
+  drain(): T[] {
+    const all = this.items.slice(this.head);
+    this.items = [];
+    this.head = 0;
+    return all;
+  }
+
+  /** Moves the items matching `pred` into `out`, keeping the order of the rest. */
+  removeIf(pred: (v: T) => boolean, out: T[]): void {
+    const keep: T[] = [];
+    for (let i = this.head; i < this.items.length; i++) (pred(this.items[i]) ? out : keep).push(this.items[i]);
+    this.items = keep;
+    this.head = 0;
+  }
+}
+
 export class HttpDriver {
   private readonly pools: Pool[];
   private readonly free: Exchange[] = [];
   private readonly active = new Set<Exchange>();
-  private readonly backlog: Exchange[] = [];
+  private readonly waiting = new Fifo<Exchange>(); // to send when a slot frees
+  private readonly retrying = new Set<Exchange>(); // backing off before a retry
   private backlogTimer: NodeJS.Timeout | null = null;
   private readonly sweep: NodeJS.Timeout;
   private readonly epStats: EndpointStats[];
@@ -132,6 +182,7 @@ export class HttpDriver {
   private timings: Column | null;
   private timingErrors: string[] | null;
   private errorLines = 0;
+  private unsent = 0;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   readonly headerList: string[];
@@ -188,7 +239,7 @@ export class HttpDriver {
   }
 
   get inFlight(): number {
-    return this.active.size + this.backlog.length;
+    return this.active.size + this.waiting.length + this.retrying.size;
   }
 
   /** Resolves when nothing is in flight. */
@@ -203,7 +254,14 @@ export class HttpDriver {
     clearInterval(this.sweep);
     if (this.backlogTimer) clearTimeout(this.backlogTimer);
     for (const x of [...this.active]) x.abortNow('the adapter was closed', 'closed');
-    for (const x of this.backlog.splice(0)) x.fail({ kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 });
+    const closed: Failure = { kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 };
+    for (const x of this.retrying) {
+      if (x.retryTimer) clearTimeout(x.retryTimer);
+      x.retryTimer = null;
+    }
+    const left = [...this.retrying, ...this.waiting.drain()];
+    this.retrying.clear();
+    for (const x of left) x.fail(closed);
     await Promise.all(this.pools.map((p) => p.destroy().catch(() => undefined)));
   }
 
@@ -250,12 +308,16 @@ export class HttpDriver {
       x.fail({ kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 });
       return;
     }
+    if (this.unsent >= this.cfg.maxUnsent) {
+      this.waiting.push(x); // sent when an earlier request has been written
+      return;
+    }
     const k = this.router.acquire(x.lastEndpoint);
     if (k >= 0) {
       this.send(x, k);
       return;
     }
-    this.backlog.push(x);
+    this.waiting.push(x);
     this.armBacklog(k === ROUTE_UNHEALTHY ? Math.max(5, this.router.msUntilProbe()) : 5);
   }
 
@@ -267,14 +329,14 @@ export class HttpDriver {
     }, ms);
   }
 
-  private drainBacklog(): void {
-    while (this.backlog.length > 0) {
-      const k = this.router.acquire(this.backlog[0].lastEndpoint);
+  drainBacklog(): void {
+    while (this.waiting.length > 0 && this.unsent < this.cfg.maxUnsent) {
+      const k = this.router.acquire(this.waiting.peek().lastEndpoint);
       if (k === ROUTE_FULL || k === ROUTE_UNHEALTHY) {
         this.armBacklog(k === ROUTE_UNHEALTHY ? Math.max(5, this.router.msUntilProbe()) : 5);
         return;
       }
-      this.send(this.backlog.shift()!, k);
+      this.send(this.waiting.shift(), k);
     }
   }
 
@@ -287,6 +349,8 @@ export class HttpDriver {
       this.retried++;
     }
     this.active.add(x);
+    this.unsent++;
+    x.unsent = true;
     const body = x.batchIds ? this.batchBody(x) : this.bodies!.body(x.index);
     x.prepareAttempt();
     const ep = this.cfg.endpoints[k];
@@ -310,13 +374,22 @@ export class HttpDriver {
     x.generation++;
     this.active.delete(x);
     this.free.push(x);
-    if (this.backlog.length > 0) this.drainBacklog();
+    if (this.waiting.length > 0) this.drainBacklog();
     if (this.inFlight === 0 && this.idleWaiters.length > 0) {
       for (const w of this.idleWaiters.splice(0)) w();
     }
   }
 
+  /** The request has been written (or failed before): one more may start connecting. */
+  written(x: Exchange): void {
+    if (!x.unsent) return;
+    x.unsent = false;
+    this.unsent--;
+    if (this.waiting.length > 0 && this.unsent === this.cfg.maxUnsent - 1) this.drainBacklog();
+  }
+
   releaseEndpoint(x: Exchange): void {
+    this.written(x);
     if (x.endpoint >= 0) {
       this.router.release(x.endpoint);
       x.lastEndpoint = x.endpoint;
@@ -331,12 +404,10 @@ export class HttpDriver {
     if (f.retryAfterMs > 0) delay = Math.max(delay, Math.min(f.retryAfterMs, this.cfg.maxDelayMs));
     x.generation++;
     this.active.delete(x);
-    this.backlog.push(x); // counted as in flight while it waits
+    this.retrying.add(x); // counted as in flight while it waits
     x.retryTimer = setTimeout(() => {
       x.retryTimer = null;
-      const at = this.backlog.indexOf(x);
-      if (at < 0) return;
-      this.backlog.splice(at, 1);
+      if (!this.retrying.delete(x)) return;
       this.route(x);
     }, delay);
   }
@@ -419,17 +490,17 @@ export class HttpDriver {
   }
 
   private checkDeadlines(): void {
-    if (this.active.size === 0 && this.backlog.length === 0) return;
+    if (this.inFlight === 0) return;
     const now = native.nowNs();
     for (const x of this.active) if (now > x.deadlineNs) x.abortNow(`no answer within the ${this.cfg.totalMs} ms deadline`, 'deadline');
-    for (let i = this.backlog.length - 1; i >= 0; i--) {
-      const x = this.backlog[i];
-      if (now > x.deadlineNs) {
-        this.backlog.splice(i, 1);
-        if (x.retryTimer) clearTimeout(x.retryTimer);
-        x.retryTimer = null;
-        x.fail({ kind: 'deadline', message: `no endpoint could take the sample within the ${this.cfg.totalMs} ms deadline`, retryable: false, endpointFault: false, retryAfterMs: 0 });
-      }
+    const expired: Exchange[] = [];
+    for (const x of this.retrying) if (now > x.deadlineNs) expired.push(x);
+    if (this.waiting.length > 0) this.waiting.removeIf((x) => now > x.deadlineNs, expired);
+    for (const x of expired) {
+      this.retrying.delete(x);
+      if (x.retryTimer) clearTimeout(x.retryTimer);
+      x.retryTimer = null;
+      x.fail({ kind: 'deadline', message: `no endpoint could take the sample within the ${this.cfg.totalMs} ms deadline`, retryable: false, endpointFault: false, retryAfterMs: 0 });
     }
   }
 }
@@ -484,6 +555,7 @@ class Exchange implements SseSink {
   lastEndpoint = -1;
   attempts = 0;
   deadlineNs = 0;
+  unsent = false;
   retryTimer: NodeJS.Timeout | null = null;
   scheduledNs = 0;
   issuedNs = 0;
@@ -569,6 +641,7 @@ class Exchange implements SseSink {
   onRequestSent(): void {
     this.sentNs = native.nowNs();
     if (this.attempts === 1) this.firstSentNs = this.sentNs;
+    this.d.written(this);
   }
 
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, _resume: () => void, _text: string): boolean {

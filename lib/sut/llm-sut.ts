@@ -196,6 +196,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     connectionsPerEndpoint: 0,
     recordTimings: options.recordTimings === true,
     maxErrorLines: 1000,
+    maxUnsent: 128,
   };
   const router = Router.create(endpoints, positiveInt('breaker.failureThreshold', b.failureThreshold ?? 5), positiveMs('breaker.cooldownMs', b.cooldownMs, 5_000));
   // Endpoints that failed the health check start with an open circuit: traffic goes elsewhere until a probe succeeds.

@@ -94,15 +94,24 @@ describe('OpenAI-style chunks', () => {
     expect(st.sawText).toBe(true);
   });
 
-  test('no ids: text chunks count, empty text does not, usage gives the count', () => {
+  test('no ids: per-chunk usage gives each chunk its token count, even with empty text (EOS)', () => {
     const { results, st } = openai(
       [
-        '{"choices":[{"index":0,"text":"a","finish_reason":null}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}',
-        '{"choices":[{"index":0,"text":"","finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}',
+        '{"choices":[{"index":0,"text":"a b","finish_reason":null}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}',
+        '{"choices":[{"index":0,"text":"","finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":3,"total_tokens":4}}',
       ],
       'none',
     );
-    expect(results).toEqual([CHUNK_TOKENS, CHUNK_EMPTY]);
+    expect(results).toEqual([CHUNK_TOKENS, CHUNK_TOKENS]);
+    expect(st.tokenCount).toBe(3);
+  });
+
+  test('no ids and no per-chunk usage: text chunks count one, empty text none', () => {
+    const { results, st } = openai(
+      ['{"choices":[{"index":0,"text":"a","finish_reason":null}]}', '{"choices":[{"index":0,"text":"","finish_reason":"stop"}]}', '{"choices":[],"usage":{"completion_tokens":2}}'],
+      'none',
+    );
+    expect(results).toEqual([CHUNK_TOKENS, CHUNK_EMPTY, CHUNK_EMPTY]);
     expect(st.tokenCount).toBe(2);
   });
 

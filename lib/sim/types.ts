@@ -1,0 +1,191 @@
+// Public types of the endpoint simulator (an HTTP server that impersonates a
+// vLLM or SGLang server so SUT adapters can be tested without a GPU).
+
+/** Which server the simulator impersonates (routes, chunk fields, error shapes). */
+export type SimFlavor = 'vllm' | 'sglang';
+
+/** What the simulator knows about one prompt when it asks `outputLength`. */
+export interface SimRequestInfo {
+  flavor: SimFlavor;
+  /** Route path, e.g. '/v1/completions' or '/generate'. */
+  path: string;
+  /** The parsed JSON request body. */
+  body: unknown;
+  /** Index of this prompt in a batched request (0 otherwise). */
+  promptIndex: number;
+  /** Prompt length in tokens. */
+  promptTokens: number;
+  /** The request's output cap (max_tokens / max_completion_tokens / max_new_tokens, or its default). */
+  maxTokens: number;
+  /** The x-request-id header, or null. */
+  requestId: string | null;
+}
+
+export type SimFaultKind =
+  | 'status'
+  | 'reset-before'
+  | 'reset-during'
+  | 'stall'
+  | 'malformed-chunk'
+  | 'error-event'
+  | 'slow-headers';
+
+/**
+ * A fault rule. Rules are tried in order for each request (control routes
+ * under /_sim excepted); the first one that matches hits it, and a request is
+ * hit by at most one rule. What each kind does:
+ *
+ * - 'status': answers `status` at once (error body in the flavour's shape,
+ *   Retry-After for 429/503 when retryAfterS is set); nothing is generated.
+ * - 'reset-before': destroys the socket (RST) before any response byte.
+ * - 'reset-during': streams: closes the socket once `afterTokens` tokens were
+ *   written (headers and those chunks arrive, no [DONE]); non-stream: sends
+ *   the headers and half the body, then closes.
+ * - 'stall': streams: stops writing after `afterTokens` tokens for `ms` (or
+ *   until the client gives up); generation goes on and the tokens made
+ *   meanwhile arrive coalesced in one chunk. afterTokens 0 = before the
+ *   headers. Non-stream: delays the headers (afterTokens 0) or the body.
+ * - 'malformed-chunk': streams: writes one truncated JSON `data:` event after
+ *   `afterTokens` tokens, then the stream continues normally to [DONE];
+ *   non-stream: a truncated JSON body (with a matching content-length).
+ * - 'error-event': streams: after `afterTokens` tokens, a `data: {"error":…}`
+ *   event in the flavour's shape, then `data: [DONE]` (HTTP status stays 200);
+ *   non-stream generation: HTTP 500 with the flavour's error body.
+ * - 'slow-headers': nothing is written before `ms` after the request arrived;
+ *   then the response proceeds (streams coalesce what was generated meanwhile).
+ */
+export interface SimFaultRule {
+  kind: SimFaultKind;
+  /** How many requests this rule may hit (default Infinity). */
+  count?: number;
+  match?: {
+    /** Exact request path (no query string), e.g. '/v1/completions'. */
+    path?: string;
+    /** Hit only every Nth request that matches the path (counted from injection). */
+    every?: number;
+  };
+  /** 'status': the HTTP status to answer with. */
+  status?: 400 | 429 | 500 | 503;
+  /** 'status' 429/503: value of the Retry-After header, in seconds. */
+  retryAfterS?: number;
+  /**
+   * 'reset-during' | 'stall' | 'malformed-chunk' | 'error-event': fire before
+   * the first write at which at least this many tokens were already written
+   * (default 0). If the stream ends first, the fault fires just before the
+   * stream terminator instead, so it always shows.
+   */
+  afterTokens?: number;
+  /** 'stall': pause length (default: forever, until the client closes). 'slow-headers': header delay (required). */
+  ms?: number;
+}
+
+/** What the simulator saw and did for one request. Times are process.hrtime.bigint() ns as numbers (CLOCK_MONOTONIC). */
+export interface SimRequestRecord {
+  /** Arrival order, from 0 over the simulator's life (clearRecords does not reset it). */
+  seq: number;
+  /** The x-request-id header, or null. */
+  requestId: string | null;
+  method: string;
+  path: string;
+  /** The parsed JSON body (null when absent or not JSON). */
+  body: unknown;
+  /** When the whole request body had been read. */
+  receivedNs: number;
+  /** When the response headers were written (null if never). */
+  headersNs: number | null;
+  /** When the first chunk carrying a generated token was written (non-stream: the response write). */
+  firstTokenNs: number | null;
+  /** When the response ended, the socket was destroyed or the client went away (null while in flight). */
+  endNs: number | null;
+  /** HTTP status sent (0 if no status line was ever sent). */
+  status: number;
+  /** Prompt tokens over all prompts of the request. */
+  promptTokens: number;
+  /** Generated tokens actually written to the client, over all choices. */
+  outputTokens: number;
+  /** SSE events written (every `data:` event: role, tokens, usage, error, malformed, [DONE]); 0 for non-stream. */
+  chunks: number;
+  /** Kind of the fault rule that hit this request, or null. */
+  fault: SimFaultKind | null;
+  /** True if the client closed the connection before the response ended. */
+  clientAborted: boolean;
+}
+
+export interface SimStats {
+  /** Sequences in the running batch (one per prompt x n). */
+  running: number;
+  /** Sequences waiting for a batch slot. */
+  waiting: number;
+  /** Requests received (control routes excluded). */
+  totalRequests: number;
+  /** Tokens generated by the engine. */
+  totalTokens: number;
+}
+
+export interface SimulatorOptions {
+  flavor?: SimFlavor;
+  /** Listen address (default '127.0.0.1'). */
+  host?: string;
+  /** Listen port (default 0: ephemeral). */
+  port?: number;
+  /** Served model name (default 'sim-model'). */
+  model?: string;
+  /** Context window (default 8192). */
+  maxModelLen?: number;
+  /** Reported server version (default '0.11.0' for vllm, '0.5.4' for sglang). */
+  version?: string;
+
+  /** Batch slots (default 256); the waiting queue is an unbounded FIFO. */
+  maxRunningSeqs?: number;
+  /** Prefill cost added to the step that admits a sequence (default 0). */
+  prefillNsPerToken?: number;
+  /** Base time of one decode step (default 0: as fast as possible). */
+  decodeStepNs?: number;
+  /** Step time added per running sequence (default 0). */
+  decodeStepNsPerSeq?: number;
+  /**
+   * Hit step due times to within microseconds by polling the last sub-millisecond
+   * with setImmediate (default true). false: timers only, steps up to ~1 ms late,
+   * no CPU spent waiting (e.g. when sharing a small machine with the client).
+   */
+  precisePacing?: boolean;
+
+  /** Overrides the request's max tokens as the generation length. */
+  outputLength?: number | ((req: SimRequestInfo) => number);
+  /** Stop with finish_reason 'stop' after this many tokens (the last is EOS) unless ignore_eos. */
+  eosAfter?: number;
+  /** EOS token id (default 2). */
+  eosTokenId?: number;
+  /** Server stream interval: tokens per chunk (default 1; first chunk 1 token, last chunk flushes). */
+  tokensPerChunk?: number;
+
+  /** vLLM `return_token_ids` support (default true; false = ignored like an older server). */
+  returnTokenIds?: boolean;
+  /** vLLM `return_tokens_as_token_ids` support with logprobs (default true). */
+  logprobsTokenIds?: boolean;
+  /** SGLang /generate streaming output_ids (and text): cumulative (default) or delta. */
+  sglangOutputIds?: 'cumulative' | 'delta';
+
+  /** Fault rules active from the start. */
+  faults?: SimFaultRule[];
+  /** Keep per-request records (default true). */
+  record?: boolean;
+  /** Most records kept; the oldest are dropped (default 1e6). */
+  maxRecords?: number;
+}
+
+export interface Simulator {
+  /** e.g. 'http://127.0.0.1:40123' */
+  readonly url: string;
+  readonly port: number;
+  readonly flavor: SimFlavor;
+  stats(): SimStats;
+  /** Snapshot copies of the kept records, oldest first. */
+  records(): SimRequestRecord[];
+  clearRecords(): void;
+  /** Appends rules (validated; throws on a bad rule). */
+  injectFaults(rules: SimFaultRule[]): void;
+  clearFaults(): void;
+  /** Closes the server and every open socket; resolves when done. Safe to call twice. */
+  close(): Promise<void>;
+}
