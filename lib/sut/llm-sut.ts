@@ -48,6 +48,8 @@ export interface LlmSutOptions {
   maxInFlightPerEndpoint?: number;
   /** Samples per request when the server takes batched prompts (Offline); default 1. Batched requests do not stream. */
   batchSize?: number;
+  /** Stream responses (default true; needed for first-token times). false: one JSON body per request (Offline). */
+  stream?: boolean;
   timeouts?: TimeoutOptions;
   retry?: RetryOptions;
   breaker?: BreakerOptions;
@@ -175,7 +177,8 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   const preset = options.benchmark ? samplingPreset(options.benchmark) : {};
   const sampling: SamplingParams = { ...DEFAULTS, ...(backend !== 'openai' ? { topK: -1 } : {}), ...preset, ...(options.sampling ?? {}) };
   if (sampling.maxTokens !== undefined) positiveInt('sampling.maxTokens', sampling.maxTokens);
-  const bodyCtx: BodyContext = { backend, api, model, capabilities, sampling, stream: batchSize === 1 };
+  if (options.stream === true && batchSize > 1) throw new RangeError('batched requests (batchSize > 1) do not stream: drop stream: true or use batchSize 1');
+  const bodyCtx: BodyContext = { backend, api, model, capabilities, sampling, stream: batchSize === 1 && options.stream !== false };
   const t = options.timeouts ?? {};
   const r = options.retry ?? {};
   const b = options.breaker ?? {};

@@ -65,3 +65,13 @@ describe('scale', () => {
     expect(result.errors.count).toBe(0);
   }, 120_000);
 });
+
+describe('non-streaming', () => {
+  test('stream: false sends one JSON body per sample and reads ids and counts from it', async () => {
+    const s = await sim({ flavor: 'vllm' });
+    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(10, 4), workers: 0, stream: false }));
+    const { outdir } = await accuracyRun(llm, TestScenario.Offline);
+    for (const e of readAccuracy(logPaths(outdir).accuracy)) expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 4));
+    expect(s.records().filter((r) => r.requestId !== null).every((r) => (r.body as { stream: boolean }).stream === false)).toBe(true);
+  });
+});
