@@ -9,10 +9,11 @@
     {
       "target_name": "loadgen",
       "sources": [
-        "<!@(node -e \"const fs=require('fs');const l=d=>fs.readdirSync(d).filter(f=>f.endsWith('.cc')).sort().map(f=>d+'/'+f);console.log([...(process.env.LG_ADDON_ONLY==='1'?[]:l('native/engine')),...l('native/addon')].join(' '))\")"
+        "<!@(node -e \"const fs=require('fs');const l=d=>fs.readdirSync(d).filter(f=>f.endsWith('.cc')).sort().map(f=>d+'/'+f);console.log([...(process.env.LG_ADDON_ONLY==='1'?[]:l('native/engine')),...l('native/sse'),...l('native/addon')].join(' '))\")"
       ],
       "include_dirs": [
         "native/engine",
+        "native/sse",
         "<!(node -p \"require('node-addon-api').include_dir\")"
       ],
       "defines": [

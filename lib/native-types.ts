@@ -124,6 +124,11 @@ export interface NativeBinding {
   firstTokenBytes(id: number, data?: ArrayBufferView, byteLength?: number): void;
   issueTimes(id: number, out: Float64Array): boolean;
   nowNs(): number;
+  /** SSE framing and token ids of one read (native/sse), through sseState/sseIds; returns the read's steady-clock ns. */
+  sseScan(buf: Uint8Array): number;
+  /** This thread's scanner state (slots in native/sse/sse_scan.h) and new-ids scratch. */
+  sseState: Int32Array;
+  sseIds: Int32Array;
   logSutMessage(key: string, message: string, level: 0 | 1 | 2): boolean;
   firstTokenObjects(responses: unknown[]): void;
   loadSettings(

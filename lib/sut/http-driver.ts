@@ -125,6 +125,23 @@ interface Failure {
 
 const issueScratch = new Float64Array(2);
 
+// Slots of the native SSE scanner's state (native/sse/sse_scan.h).
+const S_IDS_LEN = 0;
+const S_SERVER_COUNT = 1;
+const S_FINISHED = 2;
+const S_DONE = 3;
+const S_STATUS = 4;
+const S_CONSUMED = 5;
+const S_EVENT_START = 6;
+const S_EVENT_END = 7;
+const S_TOKEN_CHUNKS = 8;
+const S_MULTI_CHUNKS = 9;
+const S_CRLF = 11;
+const STATUS_NEED_ROOM = 1;
+const SSE_STATE = native.sseState;
+const SSE_IDS = native.sseIds;
+const STATUS_HAND_BACK = 2;
+
 /** A queue with O(1) shift (Offline may park tens of thousands of samples). */
 class Fifo<T> {
   private items: T[] = [];
@@ -467,6 +484,22 @@ export class HttpDriver {
     x.lastChunkNs = now;
   }
 
+  /** Several token-carrying chunks of one read (native path): they share its time. */
+  recordChunks(x: Exchange, chunks: number, multi: number, tokens: number, now: number): void {
+    this.chunks += chunks;
+    this.chunkTokens += tokens;
+    this.multiTokenChunks += multi;
+    x.multiTokenChunks += multi;
+    x.chunks += chunks;
+    if (x.lastChunkNs > 0) {
+      const gap = now - x.lastChunkNs;
+      this.gaps.record(gap);
+      if (gap > x.maxGapNs) x.maxGapNs = gap;
+    }
+    for (let i = 1; i < chunks; i++) this.gaps.record(0);
+    x.lastChunkNs = now;
+  }
+
   recordTiming(x: Exchange, ok: boolean, tokens: number): void {
     if (x.issuedNs > 0 && x.firstSentNs > 0) this.issueDelay.push(x.firstSentNs - x.issuedNs);
     if (x.headersNs > 0) this.headersDelay.push(x.headersNs - x.sentNs);
@@ -575,11 +608,17 @@ class Exchange implements SseSink {
   private done = false; // the sample has been completed (or failed) in the engine
   private abortReason: string | null = null;
   private abortKind = 'deadline';
+  private readNs = 0;
+  private readonly fast: boolean;
+  private crlf = 0; // the stream's line ends, as the scanner decided them
+  private carry: Buffer | null = null;
   private readonly st = new StreamState();
   private readonly sse = new SseReader();
   private bodyParts: Buffer[] = [];
 
-  constructor(private readonly d: HttpDriver) {}
+  constructor(private readonly d: HttpDriver) {
+    this.fast = d.cfg.stream && d.cfg.api !== 'generate' && d.cfg.tokenSource === 'token_ids' && !process.env.LOADGEN_NO_NATIVE_SSE;
+  }
 
   begin(id: number, index: number, ids: number[] | null, indices: number[] | null): void {
     this.id = id;
@@ -615,6 +654,8 @@ class Exchange implements SseSink {
     this.abortReason = null;
     this.st.reset();
     this.sse.reset();
+    this.crlf = 0;
+    this.carry = null;
     this.bodyParts.length = 0;
     this.headersNs = 0;
     this.chunks = 0;
@@ -664,8 +705,85 @@ class Exchange implements SseSink {
       this.bodyParts.push(chunk);
       return true;
     }
+    if (this.fast) {
+      this.fastRead(chunk);
+      return true;
+    }
+    this.readNs = native.nowNs(); // one clock read per socket read, shared by its events
     this.sse.push(chunk, this);
     return true;
+  }
+
+  // The native path (OpenAI-style streams with token ids): one native call
+  // per read frames the events, appends the ids and returns the read's time;
+  // events it does not decode (role chunks, errors, odd shapes) come back
+  // here by position and go through the TypeScript decoders.
+  private fastRead(chunk: Buffer): void {
+    let buf = chunk;
+    if (this.carry !== null) {
+      buf = Buffer.concat([this.carry, chunk]);
+      this.carry = null;
+    }
+    const fs = SSE_STATE;
+    const st = this.st;
+    const t = st.tokens;
+    let off = 0;
+    while (!this.ended) {
+      const view = off === 0 ? buf : buf.subarray(off);
+      // The scanner's state is per thread: load this stream's into it.
+      fs[S_IDS_LEN] = 0;
+      fs[S_SERVER_COUNT] = st.serverTokens;
+      fs[S_FINISHED] = st.finishReason === null ? 0 : 1;
+      fs[S_DONE] = 0;
+      fs[S_CRLF] = this.crlf;
+      const now = native.sseScan(view);
+      this.readNs = now;
+      this.crlf = fs[S_CRLF];
+      const fresh = fs[S_IDS_LEN];
+      if (fresh > 0) {
+        t.reserve(fresh);
+        if (fresh === 1) t.ids[t.length++] = SSE_IDS[0];
+        else {
+          t.ids.set(SSE_IDS.subarray(0, fresh), t.length);
+          t.length += fresh;
+        }
+      }
+      st.serverTokens = fs[S_SERVER_COUNT];
+      if (fs[S_FINISHED] === 1 && st.finishReason === null) st.finishReason = 'finished';
+      const chunks = fs[S_TOKEN_CHUNKS];
+      if (chunks > 0) this.tokensArrived(chunks, fs[S_MULTI_CHUNKS], fresh, now);
+      if (fs[S_DONE] === 1) {
+        this.succeed();
+        return;
+      }
+      const consumed = fs[S_CONSUMED];
+      const status = fs[S_STATUS];
+      if (status === STATUS_NEED_ROOM) {
+        off += consumed;
+        continue;
+      }
+      if (status === STATUS_HAND_BACK) {
+        const a = off + fs[S_EVENT_START];
+        const e = off + fs[S_EVENT_END];
+        // The event's lines through the string reader and the TypeScript decoders.
+        this.sse.reset();
+        this.sse.push(buf.subarray(a, e), this);
+        this.sse.end(this);
+        off += consumed;
+        continue;
+      }
+      if (off + consumed < buf.length) this.carry = Buffer.from(buf.subarray(off + consumed));
+      return;
+    }
+  }
+
+  private tokensArrived(chunks: number, multi: number, tokens: number, now: number): void {
+    this.d.recordChunks(this, chunks, multi, tokens, now);
+    if (this.firstTokenNs === 0 && this.st.tokens.length > 0) {
+      this.firstTokenNs = now;
+      this.d.router.success(this.endpoint);
+      native.firstTokenBytes(this.id, this.st.tokens.ids, 4);
+    }
   }
 
   onComplete(_trailers: unknown): void {
@@ -677,6 +795,13 @@ class Exchange implements SseSink {
     if (!this.d.cfg.stream) {
       this.completeFromBody();
       return;
+    }
+    if (this.fast && this.carry !== null) {
+      // A last event without its blank line.
+      const rest = this.carry;
+      this.carry = null;
+      this.sse.reset();
+      this.sse.push(rest, this);
     }
     this.sse.end(this);
     if (this.ended) return;
@@ -692,12 +817,12 @@ class Exchange implements SseSink {
 
   // ---- SSE ----
 
-  onSseData(buf: Buffer, s: number, e: number): void {
+  onSseData(text: string, s: number, e: number): void {
     if (this.ended) return;
     const st = this.st;
-    const r = this.d.cfg.api === 'generate' ? decodeGenerateChunk(buf, s, e, st) : decodeOpenAiChunk(buf, s, e, st, this.d.cfg.tokenSource, this.d.cfg.api === 'chat');
+    const r = this.d.cfg.api === 'generate' ? decodeGenerateChunk(text, s, e, st) : decodeOpenAiChunk(text, s, e, st, this.d.cfg.tokenSource, this.d.cfg.api === 'chat');
     if (r === CHUNK_TOKENS) {
-      const now = native.nowNs();
+      const now = this.readNs;
       this.d.recordChunk(this, st.chunkTokens, now);
       if (this.firstTokenNs === 0) {
         this.firstTokenNs = now;

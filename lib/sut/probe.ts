@@ -130,7 +130,7 @@ async function testRequest(base: string, api: WireApiName, backend: Backend, mod
   const maxTokens = 4;
   if (api === 'generate') {
     const body = { input_ids: [1, 2, 3, 4], sampling_params: { max_new_tokens: maxTokens, min_new_tokens: maxTokens, temperature: 0, ignore_eos: true }, stream: true };
-    const r = await streamOnce(`${base}${apiPath(api)}`, body, headers, timeoutMs, (buf, s, e, st) => decodeGenerateChunk(buf, s, e, st));
+    const r = await streamOnce(`${base}${apiPath(api)}`, body, headers, timeoutMs, (t, s, e, st) => decodeGenerateChunk(t, s, e, st));
     const caps: Capabilities = { tokenSource: 'output_ids', outputIds: r.state.outputIdsMode === 'delta' ? 'delta' : 'cumulative', batchPrompts: true };
     return { capabilities: caps, ttftMs: r.ttftMs, tokensPerSecond: r.tokensPerSecond };
   }
@@ -143,18 +143,18 @@ async function testRequest(base: string, api: WireApiName, backend: Backend, mod
   const path = `${base}${apiPath(api)}`;
   let ids: Awaited<ReturnType<typeof streamOnce>>;
   try {
-    ids = await streamOnce(path, body, headers, timeoutMs, (buf, s, e, st) => decodeOpenAiChunk(buf, s, e, st, 'token_ids', chat));
+    ids = await streamOnce(path, body, headers, timeoutMs, (t, s, e, st) => decodeOpenAiChunk(t, s, e, st, 'token_ids', chat));
   } catch (err) {
     // A strict server may refuse the id fields: counts only, then.
     if (!(err instanceof Error && err.message.startsWith('HTTP 400'))) throw err;
-    const plain = await streamOnce(path, base1, headers, timeoutMs, (buf, s, e, st) => decodeOpenAiChunk(buf, s, e, st, 'none', chat));
+    const plain = await streamOnce(path, base1, headers, timeoutMs, (t, s, e, st) => decodeOpenAiChunk(t, s, e, st, 'none', chat));
     return { capabilities: { tokenSource: 'none', batchPrompts: false }, ttftMs: plain.ttftMs, tokensPerSecond: plain.tokensPerSecond };
   }
   let source: TokenSource = 'none';
   let r = ids;
   if (ids.state.tokens.length > 0) source = 'token_ids';
   else {
-    const lp = await streamOnce(path, body, headers, timeoutMs, (buf, s, e, st) => decodeOpenAiChunk(buf, s, e, st, 'logprobs', chat));
+    const lp = await streamOnce(path, body, headers, timeoutMs, (t, s, e, st) => decodeOpenAiChunk(t, s, e, st, 'logprobs', chat));
     if (lp.state.tokens.length > 0) {
       source = 'logprobs';
       r = lp;
@@ -164,7 +164,7 @@ async function testRequest(base: string, api: WireApiName, backend: Backend, mod
   return { capabilities: caps, ttftMs: r.ttftMs, tokensPerSecond: r.tokensPerSecond };
 }
 
-type Decode = (buf: Buffer, s: number, e: number, st: StreamState) => number;
+type Decode = (text: string, s: number, e: number, st: StreamState) => number;
 
 async function streamOnce(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number, decode: Decode) {
   const state = new StreamState();
@@ -173,8 +173,8 @@ async function streamOnce(url: string, body: unknown, headers: Record<string, st
   let last = 0;
   let failure: string | null = null;
   const sink: SseSink = {
-    onSseData(buf, s, e) {
-      const r = decode(buf, s, e, state);
+    onSseData(text, s, e) {
+      const r = decode(text, s, e, state);
       if (r === CHUNK_TOKENS) {
         last = performance.now();
         if (!first) first = last;

@@ -1,163 +1,131 @@
-// Server-sent events reader for vLLM/SGLang streams. Works on the received
-// Buffers in place: a whole event inside one socket read costs no copy and no
-// allocation; only an event split across reads is copied into a reused
-// carry buffer. Handles `data:` with or without a space, `:` comments, other
-// fields (ignored), several data lines (joined by \n) and CRLF line ends.
+// Server-sent events reader for vLLM/SGLang streams. Each socket read is
+// turned into one latin1 string (a single native call; one char per byte,
+// so nothing is decoded or lost), and events are found with
+// String.prototype.indexOf, which is far cheaper per event than either a JS
+// byte loop or Buffer.indexOf calls. An event split across reads is carried
+// over as a string. Handles `data:` with or without a space, `:` comments,
+// other fields (ignored), several data lines (joined by \n) and CRLF.
 
 export interface SseSink {
-  /** One event's data payload is buf[start, end). */
-  onSseData(buf: Buffer, start: number, end: number): void;
+  /** One event's data payload is s[start, end) (latin1: one char per byte). */
+  onSseData(s: string, start: number, end: number): void;
   /** The `data: [DONE]` event. */
   onSseDone(): void;
 }
 
 const LF = 0x0a;
 const CR = 0x0d;
-const COLON = 0x3a;
-const LFLF = Buffer.from('\n\n');
-const CRLFCRLF = Buffer.from('\r\n\r\n');
-const DATA = Buffer.from('data:');
-const DONE = Buffer.from('[DONE]');
 
 export class SseReader {
-  private carry = Buffer.allocUnsafe(4096);
-  private carryLen = 0;
+  private carry = '';
   private crlf = false;
   private decided = false;
-  private joined: Buffer | null = null;
 
   reset(): void {
-    this.carryLen = 0;
+    this.carry = '';
     this.crlf = false;
     this.decided = false;
   }
 
   /** Bytes held back waiting for the end of an event. */
   get pending(): number {
-    return this.carryLen;
+    return this.carry.length;
   }
 
   push(chunk: Buffer, sink: SseSink): void {
-    if (!this.decided) this.decideLineEnds(chunk);
-    const sep = this.crlf ? CRLFCRLF : LFLF;
+    let s = latin1(chunk);
+    if (this.carry.length > 0) {
+      s = this.carry + s;
+      this.carry = '';
+    }
+    if (!this.decided) this.decideLineEnds(s);
     let start = 0;
-    if (this.carryLen > 0) {
-      // The separator may straddle the carry and this chunk.
-      const tailLen = Math.min(this.carryLen, sep.length - 1);
-      const probe = Buffer.concat([this.carry.subarray(this.carryLen - tailLen, this.carryLen), chunk.subarray(0, sep.length - 1)]);
-      const straddle = probe.indexOf(sep);
-      let endInChunk: number;
-      if (straddle >= 0 && straddle < tailLen) {
-        endInChunk = straddle + sep.length - tailLen;
-      } else {
-        const at = chunk.indexOf(sep);
-        if (at < 0) {
-          this.append(chunk, 0, chunk.length);
-          return;
-        }
-        endInChunk = at + sep.length;
+    if (this.crlf) {
+      for (;;) {
+        const at = s.indexOf('\r\n\r\n', start);
+        if (at < 0) break;
+        this.event(s, start, at, '\r\n', sink);
+        start = at + 4;
       }
-      this.append(chunk, 0, endInChunk);
-      const evEnd = this.carryLen - sep.length;
-      this.carryLen = 0;
-      this.event(this.carry, 0, evEnd, sink);
-      start = endInChunk;
+    } else {
+      // One pass per event: the first \n after `start` is usually the
+      // separator itself (a single data line); otherwise look further.
+      for (;;) {
+        const nl = s.indexOf('\n', start);
+        if (nl < 0) break;
+        if (s.charCodeAt(nl + 1) === LF) {
+          if (s.startsWith('data:', start)) {
+            let p = start + 5;
+            if (s.charCodeAt(p) === 0x20) p++;
+            this.deliver(s, p, nl, sink);
+          } else if (nl > start && s.charCodeAt(start) !== 0x3a) {
+            this.slowEvent(s, start, nl, '\n', sink);
+          }
+          start = nl + 2;
+          continue;
+        }
+        if (nl + 1 >= s.length) break; // the separator may continue in the next read
+        const at = s.indexOf('\n\n', nl);
+        if (at < 0) break;
+        this.slowEvent(s, start, at, '\n', sink);
+        start = at + 2;
+      }
     }
-    for (;;) {
-      const at = chunk.indexOf(sep, start);
-      if (at < 0) break;
-      this.event(chunk, start, at, sink);
-      start = at + sep.length;
-    }
-    if (start < chunk.length) this.append(chunk, start, chunk.length);
+    if (start < s.length) this.carry = start === 0 ? s : s.slice(start);
   }
 
   /** Called when the response body ends: a final event without its blank line still counts. */
   end(sink: SseSink): void {
-    if (this.carryLen === 0) return;
-    let e = this.carryLen;
-    while (e > 0 && (this.carry[e - 1] === LF || this.carry[e - 1] === CR)) e--;
-    this.carryLen = 0;
-    if (e > 0) this.event(this.carry, 0, e, sink);
+    const s = this.carry;
+    if (s.length === 0) return;
+    this.carry = '';
+    let e = s.length;
+    while (e > 0 && (s.charCodeAt(e - 1) === LF || s.charCodeAt(e - 1) === CR)) e--;
+    if (e > 0) this.event(s, 0, e, this.crlf ? '\r\n' : '\n', sink);
   }
 
-  private decideLineEnds(chunk: Buffer): void {
-    const lf = chunk.indexOf(LF);
+  private decideLineEnds(s: string): void {
+    const lf = s.indexOf('\n');
     if (lf < 0) return;
-    this.crlf = lf > 0 && chunk[lf - 1] === CR;
+    this.crlf = lf > 0 && s.charCodeAt(lf - 1) === CR;
     this.decided = true;
   }
 
-  private append(src: Buffer, from: number, to: number): void {
-    const n = to - from;
-    if (this.carryLen + n > this.carry.length) {
-      let cap = this.carry.length * 2;
-      while (cap < this.carryLen + n) cap *= 2;
-      const next = Buffer.allocUnsafe(cap);
-      this.carry.copy(next, 0, 0, this.carryLen);
-      this.carry = next;
-    }
-    src.copy(this.carry, this.carryLen, from, to);
-    this.carryLen += n;
-  }
-
-  // One event: buf[start, end) without its terminating blank line.
-  private event(buf: Buffer, start: number, end: number, sink: SseSink): void {
-    // Fast path: a single `data:` line.
-    if (startsWith(buf, start, end, DATA)) {
-      const nl = buf.indexOf(LF, start);
-      if (nl < 0 || nl >= end) {
-        let p = start + DATA.length;
-        if (buf[p] === 0x20) p++;
-        let e = end;
-        if (e > p && buf[e - 1] === CR) e--;
-        this.deliver(buf, p, e, sink);
+  // One event: s[start, end) without its terminating blank line.
+  private event(s: string, start: number, end: number, nl: string, sink: SseSink): void {
+    if (s.startsWith('data:', start)) {
+      const inner = s.indexOf(nl, start);
+      if (inner < 0 || inner >= end) {
+        let p = start + 5;
+        if (s.charCodeAt(p) === 0x20) p++;
+        this.deliver(s, p, end, sink);
         return;
       }
     }
-    this.slowEvent(buf, start, end, sink);
+    this.slowEvent(s, start, end, nl, sink);
   }
 
-  private slowEvent(buf: Buffer, start: number, end: number, sink: SseSink): void {
-    const parts: Buffer[] = [];
-    let p = start;
-    while (p < end) {
-      let nl = buf.indexOf(LF, p);
-      if (nl < 0 || nl > end) nl = end;
-      let e = nl;
-      if (e > p && buf[e - 1] === CR) e--;
-      if (e > p && buf[p] !== COLON && startsWith(buf, p, e, DATA)) {
-        let v = p + DATA.length;
-        if (buf[v] === 0x20) v++;
-        parts.push(buf.subarray(v, e));
-      } else if (e - p === 4 && buf.toString('latin1', p, e) === 'data') {
-        parts.push(Buffer.alloc(0));
-      }
-      p = nl + 1;
+  // Several lines: comments, other fields, several data lines.
+  private slowEvent(s: string, start: number, end: number, nl: string, sink: SseSink): void {
+    const parts: string[] = [];
+    for (const line of s.slice(start, end).split(nl)) {
+      if (line.startsWith(':')) continue;
+      if (line.startsWith('data:')) parts.push(line.charCodeAt(5) === 0x20 ? line.slice(6) : line.slice(5));
+      else if (line === 'data') parts.push('');
     }
     if (parts.length === 0) return;
-    if (parts.length === 1) {
-      this.deliver(parts[0], 0, parts[0].length, sink);
-      return;
-    }
-    const withNl: Buffer[] = [];
-    parts.forEach((b, i) => {
-      if (i > 0) withNl.push(Buffer.from('\n'));
-      withNl.push(b);
-    });
-    this.joined = Buffer.concat(withNl);
-    this.deliver(this.joined, 0, this.joined.length, sink);
-    this.joined = null;
+    const joined = parts.join('\n');
+    this.deliver(joined, 0, joined.length, sink);
   }
 
-  private deliver(buf: Buffer, p: number, e: number, sink: SseSink): void {
-    if (e - p === DONE.length && startsWith(buf, p, e, DONE)) sink.onSseDone();
-    else sink.onSseData(buf, p, e);
+  private deliver(s: string, p: number, e: number, sink: SseSink): void {
+    if (e - p === 6 && s.startsWith('[DONE]', p)) sink.onSseDone();
+    else sink.onSseData(s, p, e);
   }
 }
 
-function startsWith(buf: Buffer, p: number, end: number, prefix: Buffer): boolean {
-  if (end - p < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (buf[p + i] !== prefix[i]) return false;
-  return true;
+// Buffer#latin1Slice skips toString's argument checks; fall back if absent.
+const slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Buffer, a: number, b: number) => string }).latin1Slice;
+function latin1(b: Buffer): string {
+  return slice ? slice.call(b, 0, b.length) : b.toString('latin1');
 }

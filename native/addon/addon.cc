@@ -11,6 +11,7 @@
 #include "convert.h"
 #include "loadgen.h"
 #include "native_null_sut.h"
+#include "sse_binding.h"
 #include "test_context.h"
 
 namespace lgaddon {
@@ -312,6 +313,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
     return Napi::Number::New(i.Env(), static_cast<double>(lg::NowNs()));
   }));
   exports.Set("logSutMessage", Napi::Function::New(env, LogSutMessage));
+  RegisterSse(env, exports);
   exports.Set("loadSettings", Napi::Function::New(env, LoadSettings));
   exports.Set("benchmarkNames", Napi::Function::New(env, BenchmarkNames));
   return exports;

@@ -2,6 +2,7 @@
 // (hard-coded here, so this runs without ../shared), and whole tests with a
 // C++ SUT, also under the sanitizers (cmake -DLG_SANITIZE=ON).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -97,9 +98,17 @@ TEST_CASE("Offline generation: samples per query and accuracy order") {
 
 class InlineSut : public lg::SystemUnderTest {
  public:
-  explicit InlineSut(int64_t tokens, bool from_thread) : tokens_(tokens), from_thread_(from_thread) {}
+  // spin_ns: each query takes at least this long, so a run's length does not
+  // depend on how fast this machine answers an empty query.
+  InlineSut(int64_t tokens, bool from_thread, int64_t spin_ns = 0)
+      : tokens_(tokens), from_thread_(from_thread), spin_ns_(spin_ns) {}
   std::string Name() override { return "InlineSUT"; }
   void IssueQuery(const lg::QuerySample* samples, size_t count) override {
+    if (spin_ns_ > 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(spin_ns_);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
     std::vector<lg::SampleResponse> r(count);
     std::vector<int32_t> data(count);
     for (size_t i = 0; i < count; i++) {
@@ -125,6 +134,7 @@ class InlineSut : public lg::SystemUnderTest {
  private:
   int64_t tokens_;
   bool from_thread_;
+  int64_t spin_ns_;
 };
 
 class NullQsl : public lg::QuerySampleLibrary {
@@ -149,8 +159,8 @@ int CountOccurrences(const std::string& text, const std::string& needle) {
   return n;
 }
 
-lg::TestOutcome Run(lg::TestSettings t, int64_t tokens, bool from_thread, const std::string& dir) {
-  InlineSut sut(tokens, from_thread);
+lg::TestOutcome Run(lg::TestSettings t, int64_t tokens, bool from_thread, const std::string& dir, int64_t spin_ns = 0) {
+  InlineSut sut(tokens, from_thread, spin_ns);
   NullQsl qsl;
   lg::LogSettings ls;
   ls.outdir = dir;
@@ -174,7 +184,9 @@ TEST_CASE("every scenario runs to a VALID result with an inline C++ SUT") {
       t.offline_expected_qps = 1000;
       t.single_stream_expected_latency_ns = 500;
       t.multi_stream_expected_latency_ns = 500;
-      auto out = Run(t, 0, thread, "/tmp/lg-engine-test");
+      // 2 us per query: the generated queries (min duration / expected
+      // latency) then always last longer than the minimum duration.
+      auto out = Run(t, 0, thread, "/tmp/lg-engine-test", 2000);
       CHECK(out.has_summary);
       CHECK(out.summary.valid);
       CHECK_EQ(out.errors, 0u);

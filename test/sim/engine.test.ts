@@ -35,7 +35,10 @@ describe('continuous batching', () => {
     clearInterval(sampler);
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(maxRunning).toBe(2);
-    expect(maxWaiting).toBe(2);
+    // Arrivals queue until a step admits them, so 2, 3 or 4 may wait at once
+    // depending on when the sampler looks; never 0 with 4 requests and 2 slots.
+    expect(maxWaiting).toBeGreaterThanOrEqual(2);
+    expect(maxWaiting).toBeLessThanOrEqual(4);
     const recs = s.records().sort((a, b) => a.firstTokenNs! - b.firstTokenNs!);
     expect(recs).toHaveLength(4);
     const [a, b, c, d] = recs as [any, any, any, any];

@@ -5,7 +5,7 @@ import { SseReader, type SseSink } from '../../lib/sut/sse.js';
 function collect() {
   const events: string[] = [];
   const sink: SseSink = {
-    onSseData: (buf, s, e) => events.push(buf.toString('utf8', s, e)),
+    onSseData: (text, s, e) => events.push(Buffer.from(text.slice(s, e), 'latin1').toString('utf8')),
     onSseDone: () => events.push('<DONE>'),
   };
   return { events, sink };

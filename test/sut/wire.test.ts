@@ -9,7 +9,7 @@ import type { TokenSource } from '../../lib/sut/types.js';
 function openai(chunks: string[], source: TokenSource, chat = false) {
   const st = new StreamState();
   const results = chunks.map((c) => {
-    const b = Buffer.from(c);
+    const b = Buffer.from(c).toString('latin1');
     return decodeOpenAiChunk(b, 0, b.length, st, source, chat);
   });
   return { st, results };
@@ -18,7 +18,7 @@ function openai(chunks: string[], source: TokenSource, chat = false) {
 function generate(chunks: string[]) {
   const st = new StreamState();
   const results = chunks.map((c) => {
-    const b = Buffer.from(c);
+    const b = Buffer.from(c).toString('latin1');
     return decodeGenerateChunk(b, 0, b.length, st);
   });
   return { st, results };

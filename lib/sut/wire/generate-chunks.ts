@@ -4,37 +4,37 @@
 // of a chunk are the last (count - previous) elements of output_ids, which
 // is right whether the server sends them cumulative or as deltas
 // (--incremental-streaming-output), and survives retractions.
-import { findValue, isNull, keyBytes, looksLikeObject, readInt, readIntArrayTail, readShortString } from '../json-scan.js';
-import { errorMessage } from './openai-chunks.js';
-import { CHUNK_EMPTY, CHUNK_ERROR, CHUNK_MALFORMED, CHUNK_TOKENS, type StreamState } from './stream-state.js';
+import { arrayLength, findValue, isNull, looksLikeObject, quoted, readInt, readIntArrayTail, readShortString } from '../json-scan.js';
+import { errorMessage, malformed } from './openai-chunks.js';
+import { CHUNK_EMPTY, CHUNK_ERROR, CHUNK_TOKENS, type StreamState } from './stream-state.js';
 
-const K_META = keyBytes('meta_info');
-const K_OUTPUT_IDS = keyBytes('output_ids');
-const K_COMPLETION_TOKENS = keyBytes('completion_tokens');
-const K_FINISH = keyBytes('finish_reason');
-const K_TYPE = keyBytes('type');
-const K_ERROR = keyBytes('error');
+const K_META = quoted('meta_info');
+const K_OUTPUT_IDS = quoted('output_ids');
+const K_COMPLETION_TOKENS = quoted('completion_tokens');
+const K_FINISH = quoted('finish_reason');
+const K_TYPE = quoted('type');
+const K_ERROR = quoted('error');
 
 let tail = new Int32Array(1024);
 
-export function decodeGenerateChunk(buf: Buffer, s: number, e: number, st: StreamState): number {
+export function decodeGenerateChunk(s: string, a: number, e: number, st: StreamState): number {
   st.chunkTokens = 0;
-  if (!looksLikeObject(buf, s, e)) return malformed(buf, s, e, st);
-  const meta = findValue(buf, K_META, s, e);
+  if (!looksLikeObject(s, a, e)) return malformed(s, a, e, st);
+  const meta = findValue(s, K_META, a, e);
   if (meta < 0) {
-    if (findValue(buf, K_ERROR, s, e) >= 0) {
-      st.error = errorMessage(buf, s, e);
+    if (findValue(s, K_ERROR, a, e) >= 0) {
+      st.error = errorMessage(s, a, e);
       return CHUNK_ERROR;
     }
-    return malformed(buf, s, e, st);
+    return malformed(s, a, e, st);
   }
-  const c = findValue(buf, K_COMPLETION_TOKENS, meta, e);
-  const count = c >= 0 ? readInt(buf, c, e) : NaN;
-  if (!(count >= 0)) return malformed(buf, s, e, st);
-  const fin = findValue(buf, K_FINISH, meta, e);
-  if (fin >= 0 && !isNull(buf, fin)) {
-    const t = findValue(buf, K_TYPE, fin, e);
-    st.finishReason = (t >= 0 ? readShortString(buf, t, e) : null) ?? 'unknown';
+  const c = findValue(s, K_COMPLETION_TOKENS, meta, e);
+  const count = c >= 0 ? readInt(s, c, e) : NaN;
+  if (!(count >= 0)) return malformed(s, a, e, st);
+  const fin = findValue(s, K_FINISH, meta, e);
+  if (fin >= 0 && !isNull(s, fin)) {
+    const t = findValue(s, K_TYPE, fin, e);
+    st.finishReason = (t >= 0 ? readShortString(s, t, e) : null) ?? 'unknown';
   }
 
   const have = st.tokens.length;
@@ -47,8 +47,8 @@ export function decodeGenerateChunk(buf: Buffer, s: number, e: number, st: Strea
   const fresh = count - have;
   st.serverTokens = count;
   if (fresh === 0) return CHUNK_EMPTY;
-  const ids = findValue(buf, K_OUTPUT_IDS, s, e);
-  if (ids < 0 || isNull(buf, ids)) {
+  const ids = findValue(s, K_OUTPUT_IDS, a, e);
+  if (ids < 0 || isNull(s, ids)) {
     // No ids in this chunk: count only.
     st.chunkTokens = fresh;
     st.sawText = true;
@@ -56,9 +56,9 @@ export function decodeGenerateChunk(buf: Buffer, s: number, e: number, st: Strea
     return CHUNK_TOKENS;
   }
   if (tail.length < fresh) tail = new Int32Array(Math.max(fresh, tail.length * 2));
-  const got = readIntArrayTail(buf, ids, e, fresh, tail);
-  if (got < 0) return malformed(buf, s, e, st);
-  if (st.outputIdsMode === 'unknown' && have > 0) st.outputIdsMode = got === fresh && arrayLength(buf, ids, e) > fresh ? 'cumulative' : 'delta';
+  const got = readIntArrayTail(s, ids, e, fresh, tail);
+  if (got < 0) return malformed(s, a, e, st);
+  if (st.outputIdsMode === 'unknown' && have > 0) st.outputIdsMode = got === fresh && arrayLength(s, ids, e) > fresh ? 'cumulative' : 'delta';
   st.tokens.reserve(fresh);
   // Fewer ids than the count says (should not happen): pad so counts stay right.
   for (let i = got; i < fresh; i++) st.tokens.push(-1);
@@ -66,22 +66,4 @@ export function decodeGenerateChunk(buf: Buffer, s: number, e: number, st: Strea
   st.chunkTokens = fresh;
   st.sawText = true;
   return CHUNK_TOKENS;
-}
-
-// Number of elements of the int array at p (commas + 1), for mode detection only.
-function arrayLength(buf: Buffer, p: number, e: number): number {
-  const close = buf.indexOf(0x5d, p);
-  if (close < 0 || close > e) return 0;
-  let n = 0;
-  let any = false;
-  for (let i = p + 1; i < close; i++) {
-    if (buf[i] === 0x2c) n++;
-    else if (buf[i] !== 0x20) any = true;
-  }
-  return any ? n + 1 : 0;
-}
-
-function malformed(buf: Buffer, s: number, e: number, st: StreamState): number {
-  st.error = `malformed stream chunk: ${JSON.stringify(buf.toString('utf8', s, Math.min(e, s + 200)))}`;
-  return CHUNK_MALFORMED;
 }

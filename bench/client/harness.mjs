@@ -1,0 +1,147 @@
+// Plug-in slot for the LoadGen harness in the client benchmark (run.mjs runs it
+// like every other client, as its own child process). Until the package exports
+// `createLlmSut`, it prints {"skipped":"harness not built yet"} and exits 0.
+//
+// ─── Contract the harness must meet (the lead fills in runHarness) ───────────
+// argv (same as the baseline clients, see common.mjs):
+//   --url http://127.0.0.1:PORT  the loopback server; POST /v1/completions
+//   --concurrency C              at most C requests in flight (the SUT's limit)
+//   --requests N                 at most N requests issued, warm-up included
+//   --duration-s D               measured window, after --warmup-s W (default 1)
+//   --stream | --no-stream       streaming (SSE) or one JSON body
+//   --max-tokens T               sent as max_tokens (the server decides the length)
+//   --ttft-out FILE              optional, see below
+//   --ramp-s R                   start the C in-flight slots spread evenly over R s
+//                                (run.mjs passes min(stream length, warm-up) for paced runs)
+//   extra flags the harness may accept (run.mjs passes them only if asked):
+//   --scenario offline|server    LoadGen scenario (default offline = capacity)
+//   --target-qps Q               Server scenario rate (TTFT error at 10/50/90 %)
+// Requests: vLLM /v1/completions payload (common.mjs completionPayload or the
+//   SUT's own), each with a unique `x-request-id` header: the server keys its
+//   truth records by it.
+// stdout: exactly ONE JSON line, the fields of common.mjs createWindow():
+//   client ("harness"), stream, concurrency, end_reason, wall_s,
+//   cpu_user_s, cpu_sys_s, cpu_s   process.cpuUsage() deltas over the measured
+//                                  window only: the whole process, so the
+//                                  LoadGen engine threads and worker threads count,
+//   requests, events, tokens, errors   completed in the window; events = SSE
+//                                  events received incl. usage chunk and [DONE],
+//   token_mismatches, issued_total, completed_total,
+//   ttft_ms {n, mean, p50, p99, max}   as the harness reports TTFT (ms)
+//   or {"skipped": "<reason>"}.
+// --ttft-out FILE: {"clock":"CLOCK_MONOTONIC_ns","records":[[id, issueNs, firstTokenNs], …]}
+//   for requests whose first token arrived in the window; issueNs = the time the
+//   harness counts TTFT from (LoadGen's issue time), firstTokenNs = the time it
+//   records the first token; both CLOCK_MONOTONIC ns (process.hrtime.bigint(),
+//   or perfToMonoNs(performance.now()) from common.mjs). [id, ttftNs] is also
+//   accepted when only durations are known. run.mjs measureTtftError() compares
+//   them with the server's GET /_records.
+// The process may exit at the window's end without draining; run.mjs kills it
+// after W + D + 30 s.
+// ────────────────────────────────────────────────────────────────────────────
+import { parseArgs } from './common.mjs';
+
+const opts = parseArgs();
+
+let mod = null;
+let why = null;
+try {
+  mod = await import('../../dist/index.js');
+} catch (e) {
+  why = `dist/index.js failed to load: ${e?.message ?? e}`;
+}
+if (!mod || typeof mod.createLlmSut !== 'function') {
+  process.stdout.write(JSON.stringify({ skipped: why ?? 'harness not built yet', client: 'harness' }) + '\n');
+  process.exit(0);
+}
+
+// The harness: the LoadGen engine (Offline = a closed loop at --concurrency,
+// through the per-endpoint in-flight cap; Server = Poisson arrivals at
+// --target-qps) driving createLlmSut with its worker threads. A short
+// warm-up test first (connections, JIT), then the measured test; the CPU of
+// the whole process (engine threads and worker threads included) is taken
+// around the measured test only.
+async function runHarness(lib, o) {
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const scenario = String(o.extra.scenario ?? 'offline').toLowerCase() === 'server' ? 'Server' : 'Offline';
+  const workers = o.extra.workers !== undefined ? Number(o.extra.workers) : undefined;
+  const size = 4096;
+  const dataset = { name: 'bench', size, prompt: (i) => ({ tokenIds: [1, 2, 3, 4, 5, 6, 7, (i % 1000) + 8], maxTokens: o.maxTokens }) };
+  const llm = await lib.createLlmSut({
+    endpoints: [o.url],
+    dataset,
+    backend: 'vllm',
+    model: 'm',
+    capabilities: { tokenSource: 'token_ids' },
+    stream: o.stream,
+    workers,
+    maxInFlightPerEndpoint: o.concurrency,
+    recordTimings: Boolean(o.ttftOut),
+    sampling: { ignoreEos: true },
+  });
+  const outdir = mkdtempSync(join(tmpdir(), 'lg-bench-'));
+  const run = (n, extra = {}) =>
+    lib.startTest(
+      llm.sut,
+      llm.qsl,
+      scenario === 'Offline'
+        ? { scenario, mode: 'PerformanceOnly', offlineExpectedQps: 1, minDurationMs: 0, minQueryCount: n, ...extra }
+        : { scenario, mode: 'PerformanceOnly', serverTargetQps: Number(o.extra['target-qps'] ?? 100), minDurationMs: 0, minQueryCount: n, ttftLatencyNs: 1e12, tpotLatencyNs: 1e12, serverTargetLatencyNs: 1e12, ...extra },
+      { outdir },
+      { auditConfig: null, handleSigint: false },
+    );
+  // Warm-up: about the warm-up time, sized from a first small test.
+  const t0 = performance.now();
+  const warmN = Math.min(o.requests, o.concurrency * 4);
+  await run(warmN);
+  const warmS = (performance.now() - t0) / 1e3;
+  const rate = scenario === 'Server' ? Number(o.extra['target-qps'] ?? 100) : warmN / Math.max(warmS, 1e-3);
+  const before = await llm.report();
+  const n = Math.max(o.concurrency, Math.min(o.requests, Math.round(rate * o.durationS)));
+  const cpu0 = process.cpuUsage();
+  const w0 = performance.now();
+  await run(n);
+  const wallS = (performance.now() - w0) / 1e3;
+  const cpu = process.cpuUsage(cpu0);
+  const after = await llm.report();
+  await llm.close();
+  rmSync(outdir, { recursive: true, force: true });
+  const completed = after.samples.completed - before.samples.completed;
+  const chunks = after.chunks.total - before.chunks.total;
+  const tokens = after.endpoints[0].outputTokens - before.endpoints[0].outputTokens;
+  // Events received: token chunks, plus the usage chunk and [DONE] of each stream.
+  const events = o.stream ? chunks + 2 * completed : 0;
+  let ttft = { n: 0, mean: null, p50: null, p99: null, max: null };
+  if (after.timings) {
+    const fresh = after.timings.slice(before.timings ? before.timings.length : 0).filter((t) => t.ok && Number.isFinite(t.firstTokenNs));
+    const ms = fresh.map((t) => (t.firstTokenNs - t.scheduledNs) / 1e6).sort((a, b) => a - b);
+    const at = (q) => ms[Math.min(ms.length - 1, Math.max(0, Math.ceil(q * ms.length) - 1))];
+    if (ms.length) ttft = { n: ms.length, mean: ms.reduce((a, b) => a + b, 0) / ms.length, p50: at(0.5), p99: at(0.99), max: ms[ms.length - 1] };
+    if (o.ttftOut) writeFileSync(o.ttftOut, JSON.stringify({ clock: 'CLOCK_MONOTONIC_ns', records: fresh.map((t) => [String(t.id), t.scheduledNs, t.firstTokenNs]) }));
+  }
+  return {
+    client: 'harness',
+    stream: o.stream,
+    concurrency: o.concurrency,
+    end_reason: 'request-count',
+    wall_s: wallS,
+    cpu_user_s: cpu.user / 1e6,
+    cpu_sys_s: cpu.system / 1e6,
+    cpu_s: (cpu.user + cpu.system) / 1e6,
+    requests: completed,
+    events,
+    tokens,
+    errors: after.samples.failed - before.samples.failed,
+    token_mismatches: 0,
+    issued_total: after.samples.issued,
+    completed_total: after.samples.completed,
+    ttft_ms: ttft,
+    workers: after.workers,
+    multi_token_chunk_fraction: after.chunks.multiTokenFraction,
+  };
+}
+
+const result = await runHarness(mod, opts);
+process.stdout.write(JSON.stringify(result) + '\n', () => process.exit(0));

@@ -1,0 +1,347 @@
+// Loopback vLLM-like server for the client benchmark: costs nearly nothing per
+// request, so the CPU of the client is what gets measured. run.mjs starts it as
+// its own child process (its CPU is never counted against a client).
+//
+//   node bench/client/server.mjs [--port 0] [--tokens 100|1000] [--paced-ms 10]
+//        [--framing event|single] [--exit-on-stdin-end]
+//   env: BENCH_TOKENS, BENCH_PACED_MS, BENCH_PORT, BENCH_FRAMING
+//
+// Raw node:net HTTP/1.1, keep-alive, no timeouts, 127.0.0.1 only.
+// POST /v1/completions — the body's "stream" flag picks the response:
+//   stream:true  → 200 text/event-stream, chunked; one `data: {…}\n\n` per token
+//                  (vLLM completion chunk with "text":" x" and "token_ids":[id]),
+//                  the last token's chunk has finish_reason "length", then a
+//                  usage-only chunk (choices:[]), then `data: [DONE]\n\n`.
+//   stream:false → 200 application/json, one completion with usage.
+//   Everything is pre-built as Buffers at start-up.
+// Pacing: without --paced-ms each response is one write of the pre-built
+// bytes. With --paced-ms P the headers and the first event are written when
+// the request has been read, then a single global P-ms tick writes the next
+// event to every active stream (like a decode loop: each socket read on the
+// client then carries about one event). The last token's event, the usage
+// chunk and [DONE] go out together, as vLLM emits them. Non-streaming
+// responses are never paced.
+// Records: for each request carrying `x-request-id`, the server keeps
+// [arrival ns, first-event ns] from process.hrtime.bigint() (arrival = the
+// request has been read and parsed; first event = just before the write()
+// that carries it, so a client can never see it earlier)
+// (CLOCK_MONOTONIC, same clock as other processes' monotonic clocks):
+//   GET /_records   → {"clock":"CLOCK_MONOTONIC_ns","records":{id:[arrival,firstWrite],…}}
+//   DELETE /_records → clears them.   GET /_stats → counters, tick lag, server CPU.
+//   GET /health → 200 (empty), GET /version, GET /v1/models (model "m") as vLLM answers them.
+// On listening it prints one JSON line: {"listening":true,"port":…,"pid":…,…}.
+import net from 'node:net';
+
+const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) {
+  const { readFileSync } = await import('node:fs');
+  const src = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
+  process.stdout.write(src.slice(0, src.findIndex((l) => !l.startsWith('//'))).join('\n') + '\n');
+  process.exit(0);
+}
+const opt = (name, env, def) => {
+  const i = argv.indexOf(name);
+  if (i >= 0) return argv[i + 1];
+  return process.env[env] ?? def;
+};
+const TOKENS = Number(opt('--tokens', 'BENCH_TOKENS', '100'));
+const PACED_MS = Number(opt('--paced-ms', 'BENCH_PACED_MS', '0'));
+const PORT = Number(opt('--port', 'BENCH_PORT', '0'));
+const MAX_RECORDS = 2_000_000;
+if (!(TOKENS >= 1 && TOKENS <= 100000)) throw new Error('bad --tokens');
+
+// ---- pre-built responses -------------------------------------------------
+const CREATED = 1700000000;
+const PROMPT_TOKENS = 64;
+const tokenId = (i) => 1000 + ((i * 7919) % 30000);
+const usage = { prompt_tokens: PROMPT_TOKENS, total_tokens: PROMPT_TOKENS + TOKENS, completion_tokens: TOKENS };
+
+function chunkJson(i) {
+  const last = i === TOKENS - 1;
+  return JSON.stringify({
+    id: 'cmpl-bench',
+    object: 'text_completion',
+    created: CREATED,
+    model: 'm',
+    choices: [
+      { index: 0, text: ' x', logprobs: null, finish_reason: last ? 'length' : null, stop_reason: null, token_ids: [tokenId(i)] },
+    ],
+  });
+}
+const usageJson = JSON.stringify({ id: 'cmpl-bench', object: 'text_completion', created: CREATED, model: 'm', choices: [], usage });
+const sse = (s) => `data: ${s}\n\n`;
+// HTTP/1.1 chunked framing of one piece of body.
+const frame = (s) => {
+  const b = Buffer.from(s);
+  return Buffer.concat([Buffer.from(b.length.toString(16) + '\r\n'), b, Buffer.from('\r\n')]);
+};
+const CHUNK_END = Buffer.from('0\r\n\r\n');
+
+const STREAM_HEAD = Buffer.from(
+  'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n' +
+    'transfer-encoding: chunked\r\nconnection: keep-alive\r\nserver: bench\r\n\r\n',
+);
+// Per-token framed events; the last one also carries usage, [DONE] and the chunked terminator.
+const EVENTS = [];
+for (let i = 0; i < TOKENS; i++) {
+  if (i < TOKENS - 1) EVENTS.push(frame(sse(chunkJson(i))));
+  else EVENTS.push(Buffer.concat([frame(sse(chunkJson(i)) + sse(usageJson) + sse('[DONE]')), CHUNK_END]));
+}
+// At once: headers + the whole body in one buffer. --framing event (default):
+// one chunked frame per event, as uvicorn sends them; --framing single: the
+// whole SSE body in one chunked frame (what a server that batches writes sends).
+const FRAMING = opt('--framing', 'BENCH_FRAMING', 'event');
+let allEvents = '';
+for (let i = 0; i < TOKENS; i++) allEvents += sse(chunkJson(i));
+allEvents += sse(usageJson) + sse('[DONE]');
+const STREAM_ALL =
+  FRAMING === 'single'
+    ? Buffer.concat([STREAM_HEAD, frame(allEvents), CHUNK_END])
+    : Buffer.concat([
+        STREAM_HEAD,
+        ...EVENTS.slice(0, -1),
+        frame(sse(chunkJson(TOKENS - 1))),
+        frame(sse(usageJson)),
+        frame(sse('[DONE]')),
+        CHUNK_END,
+      ]);
+const FIRST_PACED = Buffer.concat([STREAM_HEAD, EVENTS[0]]);
+
+const ids = [];
+for (let i = 0; i < TOKENS; i++) ids.push(tokenId(i));
+const nonStreamBody = Buffer.from(
+  JSON.stringify({
+    id: 'cmpl-bench',
+    object: 'text_completion',
+    created: CREATED,
+    model: 'm',
+    choices: [{ index: 0, text: ' x'.repeat(TOKENS), logprobs: null, finish_reason: 'length', stop_reason: null, token_ids: ids }],
+    usage: { ...usage, prompt_tokens_details: null },
+  }),
+);
+const NONSTREAM_ALL = Buffer.concat([
+  Buffer.from(
+    'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: keep-alive\r\nserver: bench\r\n' +
+      `content-length: ${nonStreamBody.length}\r\n\r\n`,
+  ),
+  nonStreamBody,
+]);
+const simple = (status, body, type = 'application/json') => {
+  const b = Buffer.from(body);
+  return Buffer.concat([
+    Buffer.from(`HTTP/1.1 ${status}\r\ncontent-type: ${type}\r\nconnection: keep-alive\r\ncontent-length: ${b.length}\r\n\r\n`),
+    b,
+  ]);
+};
+
+// ---- state -------------------------------------------------------------------
+const records = new Map(); // id -> [arrivalNs(bigint), firstWriteNs(bigint)]
+const stats = {
+  requests: 0,
+  streams: 0,
+  nonStream: 0,
+  eventsWritten: 0,
+  ticks: 0,
+  tickLagMaxMs: 0,
+  tickLagSumMs: 0,
+  maxActive: 0,
+  socketErrors: 0,
+  connections: 0,
+};
+const active = []; // paced streams: {sock, next}
+
+// ---- request parsing -----------------------------------------------------------
+const CRLFCRLF = Buffer.from('\r\n\r\n');
+const STREAM_TRUE = /"stream"\s*:\s*true/;
+
+function onConnection(sock) {
+  stats.connections++;
+  sock.setNoDelay(true);
+  let buf = null; // unparsed bytes
+  let busy = false; // a paced stream is being written on this socket
+  sock.on('error', () => {
+    stats.socketErrors++;
+  });
+  sock.on('data', (d) => {
+    buf = buf ? Buffer.concat([buf, d]) : d;
+    if (!busy) drain();
+  });
+  sock.resumeParsing = () => {
+    busy = false;
+    if (buf) drain();
+  };
+
+  function drain() {
+    while (buf && !busy) {
+      const he = buf.indexOf(CRLFCRLF);
+      if (he < 0) return;
+      const head = buf.toString('latin1', 0, he);
+      const lower = head.toLowerCase();
+      let len = 0;
+      const cl = lower.indexOf('\r\ncontent-length:');
+      if (cl >= 0) {
+        const e = lower.indexOf('\r\n', cl + 2);
+        len = parseInt(lower.slice(cl + 17, e < 0 ? lower.length : e), 10) || 0;
+      }
+      if (buf.length < he + 4 + len) return; // body not complete yet
+      const body = len ? buf.toString('latin1', he + 4, he + 4 + len) : '';
+      const rest = buf.length > he + 4 + len ? buf.subarray(he + 4 + len) : null;
+      buf = rest;
+      const sp1 = head.indexOf(' ');
+      const sp2 = head.indexOf(' ', sp1 + 1);
+      const method = head.slice(0, sp1);
+      const path = head.slice(sp1 + 1, sp2);
+      let rid = null;
+      const ri = lower.indexOf('\r\nx-request-id:');
+      if (ri >= 0) {
+        let e = lower.indexOf('\r\n', ri + 2);
+        if (e < 0) e = head.length;
+        rid = head.slice(ri + 16, e).trim();
+      }
+      handle(method, path, body, rid);
+    }
+  }
+
+  function handle(method, path, body, rid) {
+    if (method === 'POST' && path.startsWith('/v1/completions')) {
+      stats.requests++;
+      const arrival = rid !== null ? process.hrtime.bigint() : 0n;
+      if (!STREAM_TRUE.test(body)) {
+        stats.nonStream++;
+        if (rid !== null) record(rid, arrival);
+        sock.write(NONSTREAM_ALL);
+        return;
+      }
+      stats.streams++;
+      if (PACED_MS > 0) {
+        busy = true;
+        if (rid !== null) record(rid, arrival);
+        sock.write(FIRST_PACED);
+        stats.eventsWritten++;
+        if (TOKENS === 1) {
+          busy = false;
+          return;
+        }
+        active.push({ sock, next: 1 });
+        if (active.length > stats.maxActive) stats.maxActive = active.length;
+      } else {
+        if (rid !== null) record(rid, arrival);
+        sock.write(STREAM_ALL);
+        stats.eventsWritten += TOKENS;
+      }
+      return;
+    }
+    if (path === '/_records' && method === 'GET') {
+      const out = {};
+      for (const [k, v] of records) out[k] = [v[0].toString(), v[1].toString()];
+      sock.write(simple('200 OK', JSON.stringify({ clock: 'CLOCK_MONOTONIC_ns', records: out })));
+    } else if (path === '/_records' && method === 'DELETE') {
+      const n = records.size;
+      records.clear();
+      sock.write(simple('200 OK', JSON.stringify({ cleared: n })));
+    } else if (path === '/_stats' && method === 'GET') {
+      const cpu = process.cpuUsage();
+      sock.write(
+        simple(
+          '200 OK',
+          JSON.stringify({
+            ...stats,
+            tickLagMeanMs: stats.ticks ? stats.tickLagSumMs / stats.ticks : 0,
+            active: active.length,
+            cpuUserS: cpu.user / 1e6,
+            cpuSysS: cpu.system / 1e6,
+            tokens: TOKENS,
+            pacedMs: PACED_MS,
+          }),
+        ),
+      );
+    } else if (path === '/_stats' && method === 'DELETE') {
+      for (const k of Object.keys(stats)) stats[k] = 0;
+      sock.write(simple('200 OK', '{}'));
+    } else if (path === '/health') {
+      sock.write(simple('200 OK', ''));
+    } else if (path === '/version') {
+      sock.write(simple('200 OK', '{"version":"0.11.0"}'));
+    } else if (path === '/v1/models') {
+      sock.write(
+        simple(
+          '200 OK',
+          JSON.stringify({
+            object: 'list',
+            data: [{ id: 'm', object: 'model', created: CREATED, owned_by: 'vllm', root: 'm', parent: null, max_model_len: 131072, permission: [] }],
+          }),
+        ),
+      );
+    } else {
+      sock.write(simple('404 Not Found', '{"error":"not found"}'));
+    }
+  }
+}
+
+function record(rid, arrival) {
+  if (records.size < MAX_RECORDS) records.set(rid, [arrival, process.hrtime.bigint()]);
+}
+
+// ---- the global decode tick ------------------------------------------------------
+if (PACED_MS > 0) {
+  const t0 = performance.now();
+  let k = 0;
+  const tick = () => {
+    k++;
+    const due = t0 + k * PACED_MS;
+    const lag = performance.now() - due;
+    stats.ticks++;
+    stats.tickLagSumMs += Math.max(0, lag);
+    if (lag > stats.tickLagMaxMs) stats.tickLagMaxMs = lag;
+    for (let i = 0; i < active.length; ) {
+      const s = active[i];
+      if (s.sock.destroyed) {
+        active[i] = active[active.length - 1];
+        active.pop();
+        continue;
+      }
+      s.sock.write(EVENTS[s.next++]);
+      stats.eventsWritten++;
+      if (s.next >= TOKENS) {
+        active[i] = active[active.length - 1];
+        active.pop();
+        s.sock.resumeParsing();
+        continue;
+      }
+      i++;
+    }
+    // If we fell more than a tick behind, skip ahead rather than burst.
+    const now = performance.now();
+    if (now > t0 + (k + 1) * PACED_MS) k = Math.floor((now - t0) / PACED_MS);
+    setTimeout(tick, Math.max(0, t0 + (k + 1) * PACED_MS - now));
+  };
+  setTimeout(tick, PACED_MS);
+}
+
+const server = net.createServer({ noDelay: true }, onConnection);
+server.listen({ host: '127.0.0.1', port: PORT, backlog: 4096 }, () => {
+  const { port } = server.address();
+  process.stdout.write(
+    JSON.stringify({
+      listening: true,
+      port,
+      pid: process.pid,
+      tokens: TOKENS,
+      pacedMs: PACED_MS,
+      framing: FRAMING,
+      streamBytes: STREAM_ALL.length,
+      nonStreamBytes: NONSTREAM_ALL.length,
+    }) + '\n',
+  );
+});
+const stop = () => server.close(() => process.exit(0)) && setTimeout(() => process.exit(0), 200).unref();
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+// Bounded: the parent kills us, but never outlive it by more than an hour.
+setTimeout(() => process.exit(0), 3600e3).unref();
+// With --exit-on-stdin-end (run.mjs passes it, stdin a pipe): exit when the parent goes away.
+if (argv.includes('--exit-on-stdin-end')) {
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.on('error', () => process.exit(0));
+  process.stdin.resume();
+}

@@ -1,0 +1,54 @@
+// Everything one run produced, in memory: what `loadgen run` (or a harness)
+// hands to the writers of results.json, result_summary.json and report.html.
+// The writers read only this, so a custom harness can write the same files.
+import type { TestResult } from '../result.js';
+import type { SutReport } from '../sut/types.js';
+
+/** One periodic observation during the run (from testProgress() and the SUT). */
+export interface TimelinePoint {
+  /** ms since the test started. */
+  tMs: number;
+  issuedSamples: number;
+  completedSamples: number;
+  /** Requests in flight at that moment (issued - completed - failed). */
+  inFlight: number;
+  /** Output tokens completed so far (0 when unknown). */
+  outputTokens: number;
+  errors: number;
+}
+
+export interface RunEndpointInfo {
+  url: string;
+  backend: string;
+  api: string;
+  model: string;
+  /** Server version from /version or /get_server_info, when probed. */
+  serverVersion?: string | null;
+}
+
+export interface RunRecord {
+  tool: { name: string; version: string; engineVersion: string };
+  /** ISO 8601. */
+  startedAt: string;
+  endedAt: string;
+  /** argv of the command that ran it, when a CLI did. */
+  command: string[] | null;
+  /** MLPerf model key (e.g. 'llama3_1-8b') or null. */
+  benchmark: string | null;
+  /** The settings passed to startTest (camelCase TestSettings fields). */
+  settings: Record<string, unknown>;
+  dataset: { name: string; path: string | null; size: number; preset: string | null };
+  /** Empty for a custom SUT; 'simulator' URLs for the built-in simulator. */
+  endpoints: RunEndpointInfo[];
+  /** True when the run used the embedded simulator (no --endpoint). */
+  simulated: boolean;
+  result: TestResult;
+  /** The LLM adapter's report (per-endpoint stats; timings when recorded). */
+  sut: SutReport | null;
+  /** Sampled about once a second (may be empty). */
+  timeline: TimelinePoint[];
+  /** Where the MLPerf logs are. */
+  outdir: string;
+  /** Optional extra sections (accuracy scores, cost, ...), written as they are. */
+  extra?: Record<string, unknown>;
+}

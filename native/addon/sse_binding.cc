@@ -1,0 +1,56 @@
+// sseScan(buf) -> steady-clock ns: the adapters' per-read call. One N-API
+// call per socket read does the SSE framing and token-id extraction
+// (native/sse) and returns the read's timestamp, which the adapter would
+// otherwise fetch with a call of its own. The state and the ids go through
+// two typed arrays made once per thread (sseState, sseIds): passing them as
+// arguments would cost more than the scan.
+#include <napi.h>
+
+#include "clock.h"
+#include "sse_binding.h"
+#include "sse_scan.h"
+
+namespace lgaddon {
+
+namespace {
+
+constexpr size_t kIdsCapacity = 1 << 16;
+
+// Each JS thread (main or worker) has its own env and its own scratch.
+thread_local int32_t* t_state = nullptr;
+thread_local int32_t* t_ids = nullptr;
+
+napi_value SseScan(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr);
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  napi_value result;
+  if (argc < 1 || napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_uint8_array || t_state == nullptr) {
+    napi_throw_type_error(env, nullptr, "sseScan(buf: Uint8Array)");
+    return nullptr;
+  }
+  const double now = static_cast<double>(lg::NowNs());
+  lgsse::Scan(static_cast<const uint8_t*>(data), length, t_state, t_ids, kIdsCapacity);
+  napi_create_double(env, now, &result);
+  return result;
+}
+
+}  // namespace
+
+void RegisterSse(Napi::Env env, Napi::Object exports) {
+  Napi::Int32Array state = Napi::Int32Array::New(env, lgsse::kSlotCount);
+  Napi::Int32Array ids = Napi::Int32Array::New(env, kIdsCapacity);
+  t_state = state.Data();
+  t_ids = ids.Data();
+  exports.Set("sseState", state);  // kept alive by the exports object
+  exports.Set("sseIds", ids);
+  napi_value fn;
+  napi_create_function(env, "sseScan", NAPI_AUTO_LENGTH, SseScan, nullptr, &fn);
+  exports.Set("sseScan", Napi::Value(env, fn));
+}
+
+}  // namespace lgaddon
