@@ -1,0 +1,304 @@
+// results.json: one run as a documented, versioned object (docs/results-schema.md).
+// Latencies are ms here (the logs keep ns); every figure says where it comes
+// from when two sources are possible (LoadGen's result vs the harness's report).
+import type { LatencyStats, TestResult } from '../result.js';
+import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';
+import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js';
+import { seriesFromTimings, type SampleSeries } from './samples.js';
+
+export const RESULTS_SCHEMA = '@x/loadgen/results';
+export const RESULTS_SCHEMA_VERSION = 1;
+
+/** LoadGen latency statistics converted to ms. */
+export interface MsStats {
+  min: number;
+  max: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p97: number;
+  p99: number;
+  p999: number;
+}
+
+export type VerdictStatus = 'VALID' | 'INVALID' | 'NO_RESULT' | 'ABORTED';
+
+export interface EndpointResult extends RunEndpointInfo {
+  requests: number;
+  completed: number;
+  errors: number;
+  retries: number;
+  outputTokens: number;
+  /** outputTokens / the run's window (null when the window is unknown). */
+  outputTokensPerSecond: number | null;
+  /** completed / the run's window. */
+  completedPerSecond: number | null;
+  /** Share of all completed requests, 0..1. */
+  share: number;
+  ttftMs: Percentiles;
+  tpotMs: Percentiles;
+  latencyMs: Percentiles;
+  breakerOpened: number;
+  errorKinds: Record<string, number>;
+}
+
+export interface ResultsJson {
+  schema: typeof RESULTS_SCHEMA;
+  schemaVersion: typeof RESULTS_SCHEMA_VERSION;
+  tool: RunRecord['tool'];
+  run: {
+    startedAt: string;
+    endedAt: string;
+    wallSeconds: number | null;
+    command: string[] | null;
+    outdir: string;
+    simulated: boolean;
+    aborted: boolean;
+    abortReason: string | null;
+  };
+  benchmark: {
+    model: string | null;
+    scenario: TestResult['scenario'];
+    mode: TestResult['mode'];
+    sutName: string;
+    dataset: RunRecord['dataset'];
+    endpoints: RunEndpointInfo[];
+  };
+  settings: { requested: Record<string, unknown>; effective: TestResult['effective'] };
+  verdict: {
+    status: VerdictStatus;
+    valid: boolean | null;
+    criteria: TestResult['criteria'];
+    reasons: string[];
+    earlyStopping: TestResult['earlyStopping'];
+  };
+  metric: TestResult['metric'];
+  throughput: {
+    qps: number | null;
+    samplesPerSecond: number | null;
+    tokensPerSecond: number | null;
+    tokensPerSecondSource: 'loadgen' | 'harness' | null;
+    completedSamplesPerSecond: number | null;
+    scheduledSamplesPerSecond: number | null;
+    qpsWithLoadgenOverhead: number | null;
+    qpsWithoutLoadgenOverhead: number | null;
+    tokenThroughput: TestResult['tokenThroughput'];
+    peakTargetQps: number | null;
+    /** The window (s) the harness-side rates use: first scheduled sample to the last end. */
+    windowSeconds: number | null;
+  };
+  counts: TestResult['counts'] & { accuracyLogEntries: number };
+  latencyMs: { sample: MsStats | null; query: MsStats | null; ttft: MsStats | null; tpot: MsStats | null };
+  errors: {
+    loadgen: TestResult['errors'];
+    failedSamples: number;
+    retriedSamples: number;
+    retries: number;
+    kinds: Record<string, number>;
+    warnings: string[];
+  };
+  endpoints: EndpointResult[];
+  harness: {
+    backend: SutReport['backend'];
+    api: SutReport['api'];
+    workers: number;
+    capabilities: SutReport['capabilities'];
+    samples: SutReport['samples'];
+    chunks: SutReport['chunks'];
+    interChunkGapMs: Percentiles;
+    issueDelayMs: Percentiles;
+    headersMs: Percentiles;
+  } | null;
+  timeline: TimelinePoint[];
+  /** Per-sample values (ns, integers) when the harness recorded timings: what `loadgen report --aggregate` merges exactly. */
+  samples: { source: 'harness-timings'; startNs: number | null; windowNs: number | null; latencyNs: number[]; ttftNs: number[]; tpotNs: number[]; outputTokens: number[] } | null;
+  logs: TestResult['logs'];
+  extra: Record<string, unknown> | null;
+}
+
+const NS_PER_MS = 1e6;
+
+export function msStats(s: LatencyStats | null): MsStats | null {
+  if (!s) return null;
+  const ms = (v: number) => v / NS_PER_MS;
+  return { min: ms(s.min), max: ms(s.max), mean: ms(s.mean), p50: ms(s.p50), p90: ms(s.p90), p95: ms(s.p95), p97: ms(s.p97), p99: ms(s.p99), p999: ms(s.p999) };
+}
+
+export function verdictStatus(r: TestResult): VerdictStatus {
+  if (r.aborted) return 'ABORTED';
+  if (r.valid === null) return 'NO_RESULT';
+  return r.valid ? 'VALID' : 'INVALID';
+}
+
+/** The scenario's QPS figure as MLPerf states it (samples/s for Server and Offline, queries/s for the streams). */
+function qpsOf(r: TestResult, window: number | null): number | null {
+  switch (r.scenario) {
+    case 'Server':
+      return r.completedSamplesPerSecond;
+    case 'Offline':
+      return r.samplesPerSecond;
+    case 'SingleStream':
+      return r.qpsWithLoadgenOverhead;
+    case 'MultiStream':
+      return window && r.counts.queries > 0 ? r.counts.queries / window : null;
+  }
+}
+
+function samplesPerSecondOf(r: TestResult, window: number | null): number | null {
+  switch (r.scenario) {
+    case 'Server':
+      return r.completedSamplesPerSecond;
+    case 'Offline':
+      return r.samplesPerSecond;
+    case 'SingleStream':
+      return r.qpsWithLoadgenOverhead;
+    case 'MultiStream':
+      return window && r.counts.samples > 0 ? r.counts.samples / window : null;
+  }
+}
+
+function wallSeconds(rec: RunRecord): number | null {
+  const a = Date.parse(rec.startedAt);
+  const b = Date.parse(rec.endedAt);
+  return Number.isFinite(a) && Number.isFinite(b) ? (b - a) / 1000 : null;
+}
+
+/** The harness window in s: from timings, else the timeline's span. */
+function windowSecondsOf(rec: RunRecord, series: SampleSeries | null): number | null {
+  if (series?.windowNs) return series.windowNs / 1e9;
+  const tl = rec.timeline;
+  if (tl.length >= 2 && tl[tl.length - 1].tMs > 0) return tl[tl.length - 1].tMs / 1000;
+  return null;
+}
+
+function endpointResults(rec: RunRecord, window: number | null): EndpointResult[] {
+  const reports: EndpointReport[] = rec.sut?.endpoints ?? [];
+  const totalCompleted = reports.reduce((a, e) => a + e.completed, 0);
+  return reports.map((e, i) => {
+    // Endpoint info is matched by position (both lists follow the --endpoint order), by URL as a fallback.
+    const info = rec.endpoints[i] ?? rec.endpoints.find((x) => x.url === e.url) ?? { url: e.url, backend: rec.sut?.backend ?? '', api: rec.sut?.api ?? '', model: '' };
+    return {
+      ...info,
+      url: e.url,
+      requests: e.requests,
+      completed: e.completed,
+      errors: e.errors,
+      retries: e.retries,
+      outputTokens: e.outputTokens,
+      outputTokensPerSecond: window ? e.outputTokens / window : null,
+      completedPerSecond: window ? e.completed / window : null,
+      share: totalCompleted > 0 ? e.completed / totalCompleted : 0,
+      ttftMs: e.ttftMs,
+      tpotMs: e.tpotMs,
+      latencyMs: e.latencyMs,
+      breakerOpened: e.breakerOpened,
+      errorKinds: e.errorKinds,
+    };
+  });
+}
+
+function asIntegers(a: Float64Array): number[] {
+  return Array.from(a, (v) => Math.round(v));
+}
+
+export function buildResultsJson(record: RunRecord): ResultsJson {
+  const r = record.result;
+  const sut = record.sut;
+  const series = sut?.timings && sut.timings.length > 0 ? seriesFromTimings(sut.timings) : null;
+  const window = windowSecondsOf(record, series);
+  let tokensPerSecond = r.tokensPerSecond;
+  let tokensSource: ResultsJson['throughput']['tokensPerSecondSource'] = tokensPerSecond !== null ? 'loadgen' : null;
+  if (tokensPerSecond === null && sut && window) {
+    // LoadGen counts tokens only with useTokenLatencies; the harness always does.
+    const tokens = sut.endpoints.reduce((a, e) => a + e.outputTokens, 0);
+    if (tokens > 0) {
+      tokensPerSecond = tokens / window;
+      tokensSource = 'harness';
+    }
+  }
+  const retries = sut ? sut.endpoints.reduce((a, e) => a + e.retries, 0) : 0;
+  return {
+    schema: RESULTS_SCHEMA,
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    tool: { ...record.tool },
+    run: {
+      startedAt: record.startedAt,
+      endedAt: record.endedAt,
+      wallSeconds: wallSeconds(record),
+      command: record.command,
+      outdir: record.outdir,
+      simulated: record.simulated,
+      aborted: r.aborted,
+      abortReason: r.abortReason,
+    },
+    benchmark: {
+      model: record.benchmark,
+      scenario: r.scenario,
+      mode: r.mode,
+      sutName: r.sutName,
+      dataset: { ...record.dataset },
+      endpoints: record.endpoints.map((e) => ({ ...e })),
+    },
+    settings: { requested: { ...record.settings }, effective: { ...r.effective } },
+    verdict: {
+      status: verdictStatus(r),
+      valid: r.valid,
+      criteria: r.criteria,
+      reasons: [...r.invalidReasons],
+      earlyStopping: r.earlyStopping,
+    },
+    metric: r.metric,
+    throughput: {
+      qps: qpsOf(r, window),
+      samplesPerSecond: samplesPerSecondOf(r, window),
+      tokensPerSecond,
+      tokensPerSecondSource: tokensSource,
+      completedSamplesPerSecond: r.completedSamplesPerSecond,
+      scheduledSamplesPerSecond: r.scheduledSamplesPerSecond,
+      qpsWithLoadgenOverhead: r.qpsWithLoadgenOverhead,
+      qpsWithoutLoadgenOverhead: r.qpsWithoutLoadgenOverhead,
+      tokenThroughput: r.tokenThroughput,
+      peakTargetQps: r.peakTargetQps,
+      windowSeconds: window,
+    },
+    counts: { ...r.counts, accuracyLogEntries: r.accuracyLogEntries },
+    latencyMs: { sample: msStats(r.latency), query: msStats(r.queryLatency), ttft: msStats(r.ttft), tpot: msStats(r.tpot) },
+    errors: {
+      loadgen: { ...r.errors, messages: [...r.errors.messages] },
+      failedSamples: sut?.samples.failed ?? 0,
+      retriedSamples: sut?.samples.retried ?? 0,
+      retries,
+      kinds: { ...(sut?.errorKinds ?? {}) },
+      warnings: [...(sut?.warnings ?? [])],
+    },
+    endpoints: endpointResults(record, window),
+    harness: sut
+      ? {
+          backend: sut.backend,
+          api: sut.api,
+          workers: sut.workers,
+          capabilities: sut.capabilities,
+          samples: sut.samples,
+          chunks: sut.chunks,
+          interChunkGapMs: sut.interChunkGapMs,
+          issueDelayMs: sut.issueDelayMs,
+          headersMs: sut.headersMs,
+        }
+      : null,
+    timeline: record.timeline.map((p) => ({ ...p })),
+    samples: series
+      ? {
+          source: 'harness-timings',
+          startNs: series.startNs,
+          windowNs: series.windowNs,
+          latencyNs: asIntegers(series.latencyNs),
+          ttftNs: asIntegers(series.ttftNs),
+          tpotNs: asIntegers(series.tpotNs),
+          outputTokens: asIntegers(series.outputTokens),
+        }
+      : null,
+    logs: { ...r.logs },
+    extra: record.extra ?? null,
+  };
+}

@@ -1,0 +1,81 @@
+// Rates and in-flight counts over time for report.html: derived from the
+// harness's per-sample timings when recorded (exact, finer than a second),
+// else from the run's timeline (sampled about once a second).
+import type { SampleTiming } from '../sut/types.js';
+import type { TimelinePoint } from './run-record.js';
+
+export interface TimeSeries {
+  source: 'timeline' | 'timings';
+  /** Each point: [seconds since start, value]. */
+  completedPerSecond: Array<[number, number]>;
+  tokensPerSecond: Array<[number, number]>;
+  inFlight: Array<[number, number]>;
+  errors: Array<[number, number]>;
+}
+
+function fromTimeline(tl: readonly TimelinePoint[]): TimeSeries {
+  const out: TimeSeries = { source: 'timeline', completedPerSecond: [], tokensPerSecond: [], inFlight: [], errors: [] };
+  for (let i = 0; i < tl.length; i++) {
+    const p = tl[i];
+    const t = p.tMs / 1000;
+    out.inFlight.push([t, p.inFlight]);
+    out.errors.push([t, p.errors]);
+    if (i === 0) continue;
+    const dt = (p.tMs - tl[i - 1].tMs) / 1000;
+    if (dt <= 0) continue;
+    // Rates are plotted at the end of each interval.
+    out.completedPerSecond.push([t, (p.completedSamples - tl[i - 1].completedSamples) / dt]);
+    out.tokensPerSecond.push([t, (p.outputTokens - tl[i - 1].outputTokens) / dt]);
+  }
+  return out;
+}
+
+function fromTimings(timings: readonly SampleTiming[], bins = 60): TimeSeries | null {
+  const rows = timings.filter((t) => Number.isFinite(t.scheduledNs) && t.scheduledNs > 0 && Number.isFinite(t.endNs) && t.endNs > 0);
+  if (rows.length === 0) return null;
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  for (const r of rows) {
+    t0 = Math.min(t0, r.scheduledNs);
+    t1 = Math.max(t1, r.endNs);
+  }
+  const span = t1 - t0;
+  if (!(span > 0)) return null;
+  const n = Math.max(2, Math.min(bins, rows.length));
+  const width = span / n;
+  const done = new Array<number>(n).fill(0);
+  const toks = new Array<number>(n).fill(0);
+  const errs = new Array<number>(n).fill(0);
+  for (const r of rows) {
+    const k = Math.min(n - 1, Math.floor((r.endNs - t0) / width));
+    done[k]++;
+    if (r.ok) toks[k] += r.tokens;
+    else errs[k]++;
+  }
+  // In flight at each bin's end: started (issued, else scheduled) and not yet ended; one sweep over sorted times.
+  const starts = Float64Array.from(rows, (r) => (Number.isFinite(r.issuedNs) && r.issuedNs > 0 ? r.issuedNs : r.scheduledNs)).sort();
+  const ends = Float64Array.from(rows, (r) => r.endNs).sort();
+  const out: TimeSeries = { source: 'timings', completedPerSecond: [], tokensPerSecond: [], inFlight: [], errors: [] };
+  let si = 0;
+  let ei = 0;
+  let errTotal = 0;
+  const secs = width / 1e9;
+  for (let k = 0; k < n; k++) {
+    const at = t0 + (k + 1) * width;
+    while (si < starts.length && starts[si] <= at) si++;
+    while (ei < ends.length && ends[ei] <= at) ei++;
+    const t = (at - t0) / 1e9;
+    errTotal += errs[k];
+    out.completedPerSecond.push([t, done[k] / secs]);
+    out.tokensPerSecond.push([t, toks[k] / secs]);
+    out.inFlight.push([t, Math.max(0, si - ei)]);
+    out.errors.push([t, errTotal]);
+  }
+  return out;
+}
+
+export function timeSeries(timeline: readonly TimelinePoint[], timings: readonly SampleTiming[] | undefined): TimeSeries | null {
+  const derived = timings && timings.length > 0 ? fromTimings(timings) : null;
+  if (derived) return derived;
+  return timeline.length >= 2 ? fromTimeline(timeline) : null;
+}

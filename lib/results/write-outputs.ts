@@ -1,0 +1,43 @@
+// Writes a run's result files next to its MLPerf logs. Each file is written
+// under a temporary name and renamed, so a reader (or an interrupted run)
+// never sees half a file.
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { toJsonText } from './json-text.js';
+import { buildReportHtml } from './report-html.js';
+import { buildResultSummary } from './result-summary.js';
+import { buildResultsJson } from './results-json.js';
+import type { RunRecord } from './run-record.js';
+
+export const RESULT_FILES = { results: 'results.json', resultSummary: 'result_summary.json', report: 'report.html' } as const;
+
+/** Writes `text` to `path` atomically (temp file in the same directory, then rename). */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}-${Date.now().toString(36)}`;
+  try {
+    await writeFile(tmp, text, 'utf8');
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Writes results.json, result_summary.json and report.html into record.outdir; returns their paths. */
+export async function writeRunOutputs(record: RunRecord): Promise<{ files: string[] }> {
+  await mkdir(record.outdir, { recursive: true });
+  const results = buildResultsJson(record);
+  const outputs: Array<[string, string]> = [
+    [RESULT_FILES.results, toJsonText(results)],
+    [RESULT_FILES.resultSummary, toJsonText(buildResultSummary(record))],
+    [RESULT_FILES.report, buildReportHtml(record, results)],
+  ];
+  const files: string[] = [];
+  for (const [name, text] of outputs) {
+    const path = join(record.outdir, name);
+    await writeFileAtomic(path, text);
+    files.push(path);
+  }
+  return { files };
+}
