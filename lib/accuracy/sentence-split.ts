@@ -1,0 +1,335 @@
+// Sentence splitting as nltk.sent_tokenize does it (the Punkt algorithm of
+// Kiss & Strunk 2006, in NLTK 3.9/3.10's formulation), used by MLPerf's ROUGE
+// scripts to put one sentence per line before ROUGE-Lsum.
+//
+// The decision procedure is reproduced step by step: candidate ends are
+// '.', '?' and '!' followed by punctuation or by whitespace and a token; the
+// context around each candidate (the word before it, the candidate, what
+// follows) is cut into Punkt word tokens and annotated in two passes (type
+// based: sentence-end characters, ellipses, known abbreviations; then token
+// based: collocations, the orthographic heuristic, frequent sentence starters,
+// initials and numbers); closing quotes and brackets after a break move back
+// onto the sentence they close.
+//
+// What cannot be reproduced is NLTK's trained English model (punkt_tab
+// 'english': thousands of abbreviation, collocation, sentence-starter and
+// orthographic-context entries learnt from a corpus). ENGLISH_PUNKT below is a
+// small hand-made stand-in. Splits can differ from NLTK's where the decision
+// depends on that model: a known abbreviation missing from our list (or
+// present in ours only), an initial or number followed by a capitalised word
+// whose case statistics matter, or a learnt collocation. Plain "word. Word"
+// boundaries, '?' and '!' are decided without the model and always agree.
+
+export interface PunktParameters {
+  /** Abbreviations, lower case, without the final period (e.g. `u.s`, `mr`). */
+  abbrevTypes: ReadonlySet<string>;
+  /** Pairs `type␠next-type` (lower case, no final period on the first) that never break. */
+  collocations: ReadonlySet<string>;
+  /** Lower-case types that often start sentences. */
+  sentStarters: ReadonlySet<string>;
+  /** Orthographic context flags per lower-case type (see ORTHO_*). */
+  orthoContext: ReadonlyMap<string, number>;
+}
+
+export const ORTHO_BEG_UC = 1 << 1;
+export const ORTHO_MID_UC = 1 << 2;
+export const ORTHO_UNK_UC = 1 << 3;
+export const ORTHO_BEG_LC = 1 << 4;
+export const ORTHO_MID_LC = 1 << 5;
+export const ORTHO_UNK_LC = 1 << 6;
+const ORTHO_UC = ORTHO_BEG_UC | ORTHO_MID_UC | ORTHO_UNK_UC;
+const ORTHO_LC = ORTHO_BEG_LC | ORTHO_MID_LC | ORTHO_UNK_LC;
+
+// --- Regular expressions of the Punkt language variables (English) ---------
+
+// Python's Unicode whitespace (str.isspace, and \s in a str pattern); unlike
+// JavaScript's \s it has U+001C..U+001F and U+0085 and lacks U+FEFF.
+const WS = '[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const NWS = WS.replace('[', '[^');
+
+// Characters that end a word token and cannot be inside one.
+const NON_WORD = `[)";}\\]*:@'({[\\u2018\\u2019\\u201c\\u201d\\u00ab\\u00bb!?]`;
+const MULTI_CHAR = `(?:-{2,}|\\.{2,}|(?:\\.${WS}){2,}\\.)`;
+const WORD_START = `[^("\`{\\[:;&#*@)}\\]\\-,]`;
+const WORD_RE = new RegExp(
+  `${MULTI_CHAR}|(?=${WORD_START})${NWS}+?(?=${WS}|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|${WS}|${NON_WORD}|${MULTI_CHAR}))|${NWS}`,
+  'gu',
+);
+const PERIOD_CONTEXT_RE = new RegExp(`[.?!](?=(${NON_WORD}|${WS}+(${NWS}+)))`, 'gu');
+const REALIGN_RE = new RegExp(`^["')\\]}\\u2018\\u2019\\u201c\\u201d\\u00ab\\u00bb]+?(?:${WS}+|(?=--)|(?=\\n)|$)`, 'u');
+
+const RE_ELLIPSIS = /^\.\.+$/u;
+const RE_NUMERIC = /^-?[.,]?\p{Nd}[\p{Nd},.-]*\.?$/u;
+const RE_INITIAL = /^[\p{L}\p{Nl}\p{No}_]\.$/u;
+const SENT_END = new Set(['.', '?', '!']);
+const PUNCTUATION = new Set([';', ':', ',', '.', '!', '?']);
+// Python's string.whitespace.
+const ASCII_WS = new Set([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+
+interface Tok {
+  tok: string;
+  type: string;
+  periodFinal: boolean;
+  sentbreak: boolean;
+  abbr: boolean;
+  ellipsis: boolean;
+}
+
+function makeTok(tok: string): Tok {
+  const lower = tok.toLowerCase();
+  return {
+    tok,
+    type: RE_NUMERIC.test(lower) ? '##number##' : lower,
+    periodFinal: tok.endsWith('.'),
+    sentbreak: false,
+    abbr: false,
+    ellipsis: false,
+  };
+}
+
+function typeNoPeriod(t: Tok): string {
+  return t.type.length > 1 && t.type.endsWith('.') ? t.type.slice(0, -1) : t.type;
+}
+
+function typeNoSentPeriod(t: Tok): string {
+  return t.sentbreak ? typeNoPeriod(t) : t.type;
+}
+
+function firstUpper(t: Tok): boolean {
+  return /^\p{Lu}/u.test(t.tok);
+}
+
+function firstLower(t: Tok): boolean {
+  return /^\p{Ll}/u.test(t.tok);
+}
+
+/** Punkt's word tokens of a text, line by line. */
+export function punktWords(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (pyStrip(line).length === 0) continue;
+    for (const m of line.matchAll(WORD_RE)) out.push(m[0]);
+  }
+  return out;
+}
+
+function firstPass(t: Tok, p: PunktParameters): void {
+  const tok = t.tok;
+  if (SENT_END.has(tok)) {
+    t.sentbreak = true;
+  } else if (RE_ELLIPSIS.test(tok)) {
+    t.ellipsis = true;
+  } else if (t.periodFinal && !tok.endsWith('..')) {
+    const body = tok.slice(0, -1).toLowerCase();
+    const lastPart = body.split('-').pop()!;
+    if (p.abbrevTypes.has(body) || p.abbrevTypes.has(lastPart)) t.abbr = true;
+    else t.sentbreak = true;
+  }
+}
+
+type Ortho = true | false | 'unknown';
+
+function orthoHeuristic(t: Tok, p: PunktParameters): Ortho {
+  if (PUNCTUATION.has(t.tok)) return false;
+  const ctx = p.orthoContext.get(typeNoSentPeriod(t)) ?? 0;
+  if (firstUpper(t) && ctx & ORTHO_LC && !(ctx & ORTHO_MID_UC)) return true;
+  if (firstLower(t) && (ctx & ORTHO_UC || !(ctx & ORTHO_BEG_LC))) return false;
+  return 'unknown';
+}
+
+function secondPass(t1: Tok, t2: Tok, p: PunktParameters): void {
+  if (!t1.periodFinal) return;
+  const typ = typeNoPeriod(t1);
+  const nextTyp = typeNoSentPeriod(t2);
+  const initial = RE_INITIAL.test(t1.tok);
+
+  if (p.collocations.has(`${typ} ${nextTyp}`)) {
+    t1.sentbreak = false;
+    t1.abbr = true;
+    return;
+  }
+  if ((t1.abbr || t1.ellipsis) && !initial) {
+    if (orthoHeuristic(t2, p) === true) {
+      t1.sentbreak = true;
+      return;
+    }
+    if (firstUpper(t2) && p.sentStarters.has(nextTyp)) {
+      t1.sentbreak = true;
+      return;
+    }
+  }
+  if (initial || typ === '##number##') {
+    const o = orthoHeuristic(t2, p);
+    if (o === false) {
+      t1.sentbreak = false;
+      t1.abbr = true;
+      return;
+    }
+    if (o === 'unknown' && initial && firstUpper(t2) && !((p.orthoContext.get(nextTyp) ?? 0) & ORTHO_LC)) {
+      t1.sentbreak = false;
+      t1.abbr = true;
+    }
+  }
+}
+
+/** True when some token other than the last ends a sentence. */
+function containsSentbreak(context: string, p: PunktParameters): boolean {
+  const toks = punktWords(context).map(makeTok);
+  for (const t of toks) firstPass(t, p);
+  for (let i = 0; i < toks.length; i++) {
+    const next = toks[i + 1];
+    if (next === undefined) return false;
+    // The second pass sees each token after the first pass of its successor
+    // and before its own successor is revisited.
+    secondPass(toks[i]!, next, p);
+    if (toks[i]!.sentbreak) return true;
+  }
+  return false;
+}
+
+function lastWhitespaceIndex(s: string): number {
+  for (let i = s.length - 1; i >= 0; i--) if (ASCII_WS.has(s[i]!)) return i;
+  return 0;
+}
+
+interface Candidate {
+  /** Index of the end character. */
+  start: number;
+  /** One past the end character. */
+  end: number;
+  afterTok: string;
+  /** Start of the whitespace-separated next token, when there is one. */
+  nextTokStart?: number;
+  context: string;
+}
+
+function* candidates(text: string): Generator<Candidate> {
+  let prevSliceStart = 0;
+  let prevSliceStop = 0;
+  let prev: Omit<Candidate, 'context'> | undefined;
+  const emit = (c: Omit<Candidate, 'context'>, s: number, e: number): Candidate => ({
+    ...c,
+    context: text.slice(s, e) + text[c.start] + c.afterTok,
+  });
+  for (const m of text.matchAll(PERIOD_CONTEXT_RE)) {
+    const start = m.index;
+    const before = text.slice(prevSliceStop, start);
+    let wordStart = lastWhitespaceIndex(before);
+    // NLTK treats "no whitespace" and "whitespace at offset 0" alike.
+    wordStart = wordStart ? wordStart + prevSliceStop + 1 : prevSliceStart;
+    if (prev && prevSliceStop <= wordStart) yield emit(prev, prevSliceStart, prevSliceStop);
+    const afterTok = m[1]!;
+    const c: Omit<Candidate, 'context'> = { start, end: start + 1, afterTok };
+    if (m[2] !== undefined) c.nextTokStart = start + 1 + afterTok.length - m[2].length;
+    prev = c;
+    prevSliceStart = wordStart;
+    prevSliceStop = start;
+  }
+  if (prev) yield emit(prev, prevSliceStart, prevSliceStop);
+}
+
+/** [start, end) spans of the sentences of `text`. */
+export function sentenceSpans(text: string, params: PunktParameters = ENGLISH_PUNKT): Array<[number, number]> {
+  const slices: Array<[number, number]> = [];
+  let lastBreak = 0;
+  for (const c of candidates(text)) {
+    if (!containsSentbreak(c.context, params)) continue;
+    slices.push([lastBreak, c.end]);
+    lastBreak = c.nextTokStart ?? c.end;
+  }
+  slices.push([lastBreak, pyRstrip(text).length]);
+
+  // Closing punctuation after a break belongs to the sentence before it.
+  const out: Array<[number, number]> = [];
+  let realign = 0;
+  for (let i = 0; i < slices.length; i++) {
+    const s1: [number, number] = [slices[i]![0] + realign, slices[i]![1]];
+    const s2 = slices[i + 1];
+    if (s2 === undefined) {
+      if (s1[1] > s1[0]) out.push(s1);
+      continue;
+    }
+    const m = REALIGN_RE.exec(text.slice(s2[0], Math.max(s2[0], s2[1])));
+    if (m) {
+      out.push([s1[0], s2[0] + pyRstrip(m[0]).length]);
+      realign = m[0].length;
+    } else {
+      realign = 0;
+      if (s1[1] > s1[0]) out.push(s1);
+    }
+  }
+  return out;
+}
+
+// Python's str.rstrip() strips Unicode whitespace (str.isspace), which is
+// close to, but not exactly, JavaScript's trimEnd set.
+const PY_TRAILING_WS = new RegExp(`${WS}+$`, 'u');
+const PY_LEADING_WS = new RegExp(`^${WS}+`, 'u');
+function pyRstrip(s: string): string {
+  return s.replace(PY_TRAILING_WS, '');
+}
+
+/** nltk.sent_tokenize(text) with the given (default: stand-in English) parameters. */
+export function sentTokenize(text: string, params: PunktParameters = ENGLISH_PUNKT): string[] {
+  return sentenceSpans(text, params).map(([s, e]) => text.slice(s, e));
+}
+
+/**
+ * MLPerf's postprocess_text for one text: strip, split into sentences, join
+ * them with '\n' (rougeLsum reads one sentence per line).
+ */
+export function sentencesPerLine(text: string, params: PunktParameters = ENGLISH_PUNKT): string {
+  return sentTokenize(pyStrip(text), params).join('\n');
+}
+
+/** Python's str.strip() (Unicode whitespace). */
+export function pyStrip(s: string): string {
+  return pyRstrip(s.replace(PY_LEADING_WS, ''));
+}
+
+/** Builds parameters from plain lists. */
+export function punktParameters(init: {
+  abbrevTypes?: Iterable<string>;
+  collocations?: Iterable<readonly [string, string]>;
+  sentStarters?: Iterable<string>;
+  orthoContext?: Iterable<readonly [string, number]>;
+}): PunktParameters {
+  return {
+    abbrevTypes: new Set(init.abbrevTypes ?? []),
+    collocations: new Set([...(init.collocations ?? [])].map(([a, b]) => `${a} ${b}`)),
+    sentStarters: new Set(init.sentStarters ?? []),
+    orthoContext: new Map(init.orthoContext ?? []),
+  };
+}
+
+// Common English abbreviations (titles, months, states, corporate suffixes,
+// Latin). A stand-in for the trained model's list; see the note at the top.
+const EN_ABBREVIATIONS = [
+  'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'jr', 'sr', 'rev', 'gen', 'gov', 'sen', 'rep', 'col', 'lt', 'sgt',
+  'capt', 'cmdr', 'adm', 'maj', 'cpl', 'pvt', 'hon', 'pres', 'supt', 'det', 'insp', 'messrs', 'mt', 'ft',
+  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+  'mon', 'tue', 'tues', 'wed', 'thu', 'thurs', 'fri', 'sat', 'sun',
+  'inc', 'corp', 'co', 'ltd', 'llc', 'plc', 'bros', 'dept', 'univ', 'assn', 'assoc', 'est',
+  'vs', 'v', 'etc', 'e.g', 'i.e', 'cf', 'al', 'approx', 'no', 'nos', 'vol', 'pp', 'fig', 'ed', 'eds',
+  'u.s', 'u.k', 'u.n', 'e.u', 'u.s.a', 'a.m', 'p.m', 'd.c', 'n.y', 'l.a', 'b.c', 'a.d',
+  'ala', 'ariz', 'ark', 'calif', 'colo', 'conn', 'del', 'fla', 'ga', 'ill', 'ind', 'kan', 'kans', 'ky',
+  'la', 'md', 'mass', 'mich', 'minn', 'miss', 'mo', 'mont', 'neb', 'nev', 'okla', 'ore', 'pa', 'tenn',
+  'tex', 'va', 'vt', 'wash', 'wis', 'wyo',
+];
+
+// Words that commonly begin English sentences, with the orthographic context
+// a corpus gives them (seen capitalised at sentence starts and lower-case
+// inside sentences), so a capitalised one after an abbreviation starts a
+// sentence and a lower-case one does not.
+const EN_STARTERS = [
+  'the', 'a', 'an', 'he', 'she', 'it', 'they', 'we', 'i', 'you', 'this', 'that', 'these', 'those', 'but',
+  'and', 'in', 'on', 'at', 'for', 'if', 'when', 'after', 'before', 'while', 'his', 'her', 'their', 'its',
+  'there', 'as', 'however', 'so', 'then', 'some', 'many', 'most', 'one', 'two', 'other', 'both', 'all',
+];
+
+/** The built-in stand-in for NLTK's trained English Punkt model. */
+export const ENGLISH_PUNKT: PunktParameters = punktParameters({
+  abbrevTypes: EN_ABBREVIATIONS,
+  sentStarters: EN_STARTERS,
+  orthoContext: EN_STARTERS.map((w) => [w, ORTHO_BEG_UC | ORTHO_MID_LC | ORTHO_BEG_LC] as const),
+});
