@@ -1,12 +1,15 @@
 // The `loadgen` command (bundled by tsup into dist/cli.js, with a shebang).
-// Subcommands are placeholders until their issues land: each exits with 2.
+// Placeholders (not implemented yet) exit with 2.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 
 import { registerSimCommand } from '../sim/cli.js';
+import { ExitCode } from './exit-codes.js';
+import { registerProbeCommand } from './probe-command.js';
+import { registerRunCommand } from './run-command.js';
 
 export const NOT_IMPLEMENTED_EXIT_CODE = 2;
 
@@ -26,8 +29,6 @@ export function packageVersion(): string {
 }
 
 const PLACEHOLDERS: ReadonlyArray<readonly [string, string]> = [
-  ['run', 'run a LoadGen test against a system under test'],
-  ['probe', 'measure the overhead of the JS <-> native bridge on this machine'],
   ['report', 'summarize an mlperf_log_detail.txt / mlperf_log_summary.txt'],
 ];
 
@@ -38,7 +39,11 @@ export function createProgram(): Command {
     .description('MLPerf Inference LoadGen for Node.js')
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpCommand('help [command]', 'show help for a command')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Parse errors throw (see main) so they exit 2 like every usage error.
+    .exitOverride();
+  registerRunCommand(program);
+  registerProbeCommand(program);
   for (const [name, description] of PLACEHOLDERS) {
     program
       .command(name)
@@ -55,7 +60,16 @@ export function createProgram(): Command {
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
-  await createProgram().parseAsync([...argv]);
+  try {
+    await createProgram().parseAsync([...argv]);
+  } catch (err) {
+    // commander has printed its message; help and --version are not errors.
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? 0 : ExitCode.Usage;
+      return;
+    }
+    throw err;
+  }
 }
 
 function isEntryPoint(): boolean {

@@ -1,0 +1,242 @@
+// The `loadgen run --config FILE` file: YAML or JSON holding the same
+// options as the flags (camelCase or kebab-case keys), plus `settings:`
+// (a map of --set assignments), `fields:` (the dataset mapping) and
+// `simulator:` (options of the built-in simulator). Flags win over the file.
+// Unknown keys and wrongly typed values are errors that name the key.
+import { readFileSync } from 'node:fs';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+
+import YAML from 'yaml';
+
+import type { EndpointConfig } from '../sut/types.js';
+import { UsageError } from './errors.js';
+
+/** Every option of `loadgen run`, as commander hands it over (camelCase) and as a config file holds it. */
+export interface RunFlags {
+  config?: string;
+  scenario?: string;
+  mode?: string;
+  benchmark?: string;
+  mlperfConf?: string;
+  userConf?: string;
+  endpoint?: (string | EndpointConfig)[];
+  backend?: string;
+  api?: string;
+  model?: string;
+  apiKey?: string;
+  dataset?: string;
+  datasetFormat?: string;
+  preset?: string;
+  fieldInputIds?: string;
+  fieldText?: string;
+  fieldMessages?: string;
+  fieldSystem?: string;
+  fieldUser?: string;
+  fieldReference?: string;
+  fieldMaxTokens?: string;
+  textTemplate?: string;
+  limit?: number;
+  synthetic?: string;
+  syntheticSamples?: number;
+  maxTokens?: number;
+  ignoreEos?: boolean;
+  targetQps?: number;
+  concurrency?: number;
+  workers?: number;
+  outputDir?: string;
+  /** --set key=value, in order. */
+  set?: string[];
+  /** The config file's `settings:` map (applied before --set). */
+  settings?: Record<string, unknown>;
+  /** The config file's `simulator:` map (startSimulator options). */
+  simulator?: Record<string, unknown>;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map';
+
+// Config keys and their types. `path` values are resolved against the file's directory.
+const KEYS: Record<string, KeyKind> = {
+  scenario: 'string',
+  mode: 'string',
+  benchmark: 'string',
+  mlperfConf: 'path',
+  userConf: 'path',
+  endpoint: 'endpoints',
+  backend: 'string',
+  api: 'string',
+  model: 'string',
+  apiKey: 'string',
+  dataset: 'path',
+  datasetFormat: 'string',
+  preset: 'string',
+  fieldInputIds: 'string',
+  fieldText: 'string',
+  fieldMessages: 'string',
+  fieldSystem: 'string',
+  fieldUser: 'string',
+  fieldReference: 'string',
+  fieldMaxTokens: 'string',
+  textTemplate: 'string',
+  limit: 'integer',
+  synthetic: 'string',
+  syntheticSamples: 'integer',
+  maxTokens: 'integer',
+  ignoreEos: 'boolean',
+  targetQps: 'number',
+  concurrency: 'integer',
+  workers: 'integer',
+  outputDir: 'path',
+  set: 'stringList',
+  settings: 'map',
+  simulator: 'map',
+  json: 'boolean',
+  quiet: 'boolean',
+};
+
+// Friendlier spellings that mean the same key.
+const ALIASES: Record<string, string> = { endpoints: 'endpoint', outdir: 'outputDir', 'output-dir': 'outputDir' };
+
+// `fields:` map keys (the dataset roles) → flag names.
+const FIELD_KEYS: Record<string, keyof RunFlags> = {
+  inputIds: 'fieldInputIds',
+  tokenIds: 'fieldInputIds',
+  text: 'fieldText',
+  messages: 'fieldMessages',
+  system: 'fieldSystem',
+  user: 'fieldUser',
+  reference: 'fieldReference',
+  maxTokens: 'fieldMaxTokens',
+};
+
+function camel(key: string): string {
+  return key.replace(/[-_]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The config keys a file may use (camelCase; kebab-case works too). */
+export function configKeys(): string[] {
+  return [...Object.keys(KEYS), 'fields'];
+}
+
+function parseText(path: string, text: string): unknown {
+  if (extname(path).toLowerCase() === '.json') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new UsageError(`config file ${path}: invalid JSON: ${(err as Error).message}`);
+    }
+  }
+  // YAML (and any other extension: YAML reads JSON too).
+  const doc = YAML.parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const line = e.linePos?.[0]?.line;
+    throw new UsageError(`config file ${path}${line ? `: line ${line}` : ''}: invalid YAML: ${e.message.split('\n')[0]}`);
+  }
+  return doc.toJS() as unknown;
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'a map' : `${typeof v} ${JSON.stringify(v)}`;
+}
+
+function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: string): unknown {
+  const bad = (want: string): never => {
+    throw new UsageError(`config file ${path}: '${key}' must be ${want}, got ${typeName(v)}`);
+  };
+  switch (kind) {
+    case 'string':
+      return typeof v === 'string' && v !== '' ? v : bad('a non-empty string');
+    case 'path':
+      if (typeof v !== 'string' || v === '') bad('a path');
+      return isAbsolute(v as string) ? v : resolve(base, v as string);
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) ? v : bad('a number');
+    case 'integer':
+      return typeof v === 'number' && Number.isSafeInteger(v) ? v : bad('an integer');
+    case 'boolean':
+      return typeof v === 'boolean' ? v : bad('true or false');
+    case 'stringList': {
+      const list = typeof v === 'string' ? [v] : v;
+      if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) bad('a list of strings');
+      return list;
+    }
+    case 'map':
+      return v !== null && typeof v === 'object' && !Array.isArray(v) ? v : bad('a map');
+    case 'endpoints': {
+      const list = Array.isArray(v) ? v : [v];
+      return list.map((e, i) => {
+        if (typeof e === 'string' && e !== '') return e;
+        if (e && typeof e === 'object' && !Array.isArray(e)) {
+          const o = e as Record<string, unknown>;
+          for (const k of Object.keys(o)) {
+            if (!['url', 'weight', 'maxInFlight'].includes(k)) {
+              throw new UsageError(`config file ${path}: '${key}[${i}]': unknown key '${k}' (known: url, weight, maxInFlight)`);
+            }
+          }
+          if (typeof o.url !== 'string') throw new UsageError(`config file ${path}: '${key}[${i}].url' must be a URL string`);
+          if (o.weight !== undefined && !(typeof o.weight === 'number' && o.weight > 0)) {
+            throw new UsageError(`config file ${path}: '${key}[${i}].weight' must be a number > 0`);
+          }
+          if (o.maxInFlight !== undefined && !(typeof o.maxInFlight === 'number' && Number.isSafeInteger(o.maxInFlight) && o.maxInFlight >= 1)) {
+            throw new UsageError(`config file ${path}: '${key}[${i}].maxInFlight' must be an integer >= 1`);
+          }
+          return o as unknown as EndpointConfig;
+        }
+        throw new UsageError(`config file ${path}: '${key}[${i}]' must be a URL or {url, weight?, maxInFlight?}, got ${typeName(e)}`);
+      });
+    }
+  }
+}
+
+/** Reads and checks a config file; relative paths in it are taken from the file's directory. */
+export function readConfigFile(path: string): RunFlags {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`config file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`);
+  }
+  const data = parseText(path, text);
+  if (data === null || data === undefined) return {};
+  if (typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`config file ${path}: expected a map of options at the top, got ${typeName(data)}`);
+  const base = dirname(resolve(path));
+  const out: Record<string, unknown> = {};
+  for (const [rawKey, value] of Object.entries(data as Record<string, unknown>)) {
+    const key = ALIASES[rawKey] ?? ALIASES[camel(rawKey)] ?? camel(rawKey);
+    if (key === 'fields') {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`config file ${path}: 'fields' must be a map of role: column`);
+      for (const [role, column] of Object.entries(value as Record<string, unknown>)) {
+        const flag = FIELD_KEYS[camel(role)];
+        if (!flag) throw new UsageError(`config file ${path}: unknown key 'fields.${role}' (known: ${Object.keys(FIELD_KEYS).join(', ')})`);
+        out[flag] = checkValue(path, `fields.${role}`, 'string', column, base);
+      }
+      continue;
+    }
+    const kind = KEYS[key];
+    if (!kind || key === 'config') {
+      throw new UsageError(`config file ${path}: unknown key '${rawKey}' (known keys: ${configKeys().join(', ')})`);
+    }
+    if (value === null || value === undefined) continue;
+    out[key] = checkValue(path, rawKey, kind, value, base);
+  }
+  return out as RunFlags;
+}
+
+/**
+ * Config file values under the flags given on the command line. `--set`
+ * adds to the file's `settings:` (applied after it), so flags win key by key.
+ */
+export function mergeFlags(fromFile: RunFlags, fromCli: RunFlags): RunFlags {
+  const out: Record<string, unknown> = { ...fromFile };
+  for (const [k, v] of Object.entries(fromCli)) {
+    if (v === undefined) continue;
+    if (k === 'set') out.set = [...(fromFile.set ?? []), ...(v as string[])];
+    else out[k] = v;
+  }
+  return out as RunFlags;
+}

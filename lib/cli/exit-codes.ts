@@ -1,0 +1,17 @@
+// The exit codes of `loadgen run` and `loadgen probe`: scripts branch on
+// them (e.g. lower the target QPS on INVALID, page someone on 3).
+export const ExitCode = {
+  /** The run finished and the result is VALID (or an accuracy run finished). */
+  Valid: 0,
+  /** The run finished and the result is INVALID. */
+  Invalid: 1,
+  /** Bad flags, config file, settings or dataset: nothing was run. */
+  Usage: 2,
+  /** No endpoint answered, or every request failed. */
+  Endpoint: 3,
+  /** A bug or an unexpected failure (the message says which). */
+  Internal: 4,
+  /** Interrupted by Ctrl-C (128 + SIGINT); the logs written so far are kept. */
+  Interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,0 +1,363 @@
+// `loadgen run`: flags (and an optional YAML/JSON config file under them) →
+// runBenchmark → the result on stdout (text, or one JSON document with
+// --json), progress on stderr, and an exit code scripts can branch on.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { InvalidArgumentError, type Command } from 'commander';
+
+import type { FieldMapping } from '../dataset/mapping.js';
+import type { LengthSpec } from '../dataset/synthetic.js';
+import type { RunRecord } from '../results/run-record.js';
+import { recordToJson, runBenchmark, writeRunFiles, SYNTHETIC_DEFAULTS, type DatasetSpec, type RunBenchmarkOptions, type RunStage } from '../run/run-benchmark.js';
+import type { TestMode, TestScenario } from '../settings.js';
+import type { SimulatorOptions } from '../sim/types.js';
+import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
+import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
+import { reportError, UsageError } from './errors.js';
+import { ExitCode } from './exit-codes.js';
+import { createProgressPrinter } from './progress.js';
+import { parseSetOptions, parseSettingsMap } from './set-option.js';
+
+export const DEFAULT_OUTPUT_DIR = 'loadgen-out';
+
+const SCENARIOS: Record<string, TestScenario> = {
+  singlestream: 'SingleStream',
+  multistream: 'MultiStream',
+  server: 'Server',
+  offline: 'Offline',
+};
+
+const MODES: Record<string, TestMode> = {
+  performance: 'PerformanceOnly',
+  performanceonly: 'PerformanceOnly',
+  accuracy: 'AccuracyOnly',
+  accuracyonly: 'AccuracyOnly',
+  submission: 'SubmissionRun',
+  submissionrun: 'SubmissionRun',
+  findpeak: 'FindPeakPerformance',
+  findpeakperformance: 'FindPeakPerformance',
+};
+
+const BACKENDS = ['auto', 'vllm', 'sglang', 'openai'] as const;
+const APIS = ['completions', 'chat', 'generate'] as const;
+const FORMATS = ['json', 'jsonl', 'parquet'] as const;
+
+const squash = (s: string): string => s.toLowerCase().replace(/[-_\s]/g, '');
+
+export function parseScenario(v: string | undefined): TestScenario {
+  if (v === undefined) throw new UsageError('--scenario is required: SingleStream, MultiStream, Server or Offline');
+  const s = SCENARIOS[squash(v)];
+  if (!s) throw new UsageError(`--scenario ${JSON.stringify(v)}: expected SingleStream, MultiStream, Server or Offline`);
+  return s;
+}
+
+export function parseMode(v: string | undefined): TestMode | undefined {
+  if (v === undefined) return undefined;
+  const m = MODES[squash(v)];
+  if (!m) throw new UsageError(`--mode ${JSON.stringify(v)}: expected performance, accuracy, submission or find-peak`);
+  return m;
+}
+
+function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T | undefined {
+  if (v === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`${flag} ${JSON.stringify(v)}: expected one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+function positiveInt(flag: string, v: number | undefined, min = 1): number | undefined {
+  if (v === undefined) return undefined;
+  if (!Number.isSafeInteger(v) || v < min) throw new UsageError(`${flag} must be an integer >= ${min}, got ${String(v)}`);
+  return v;
+}
+
+/** One length of --synthetic: `N`, `MIN-MAX` (uniform) or `MEAN~STD` (normal). */
+export function parseLength(what: string, text: string): LengthSpec {
+  const t = text.trim();
+  let m: RegExpExecArray | null;
+  if ((m = /^(\d+)$/.exec(t))) return Number(m[1]);
+  if ((m = /^(\d+)-(\d+)$/.exec(t))) return { min: Number(m[1]), max: Number(m[2]) };
+  if ((m = /^(\d+(?:\.\d+)?)~(\d+(?:\.\d+)?)$/.exec(t))) return { mean: Number(m[1]), std: Number(m[2]) };
+  throw new UsageError(`--synthetic: ${what} length ${JSON.stringify(text)}: expected N, MIN-MAX or MEAN~STD`);
+}
+
+/** `--synthetic ISL/OSL`, e.g. 128/32, 100-400/64, 1024~200/128~16. */
+export function parseSynthetic(text: string): { inputLength: LengthSpec; outputLength: LengthSpec } {
+  const parts = text.split('/');
+  if (parts.length !== 2) throw new UsageError(`--synthetic ${JSON.stringify(text)}: expected INPUT/OUTPUT token lengths, e.g. 128/32`);
+  return { inputLength: parseLength('input', parts[0]), outputLength: parseLength('output', parts[1]) };
+}
+
+const FIELD_FLAGS: [keyof RunFlags, keyof FieldMapping, string][] = [
+  ['fieldInputIds', 'tokenIds', '--field-input-ids'],
+  ['fieldText', 'text', '--field-text'],
+  ['fieldMessages', 'messages', '--field-messages'],
+  ['fieldSystem', 'system', '--field-system'],
+  ['fieldUser', 'user', '--field-user'],
+  ['fieldReference', 'reference', '--field-reference'],
+  ['fieldMaxTokens', 'maxTokens', '--field-max-tokens'],
+];
+
+function datasetFrom(f: RunFlags): DatasetSpec | undefined {
+  const mapping: FieldMapping = {};
+  const fileOnly: string[] = [];
+  for (const [flag, role, name] of FIELD_FLAGS) {
+    const v = f[flag];
+    if (v !== undefined) {
+      mapping[role] = v as string;
+      fileOnly.push(name);
+    }
+  }
+  for (const [flag, name] of [['datasetFormat', '--dataset-format'], ['preset', '--preset'], ['textTemplate', '--text-template'], ['limit', '--limit']] as const) {
+    if (f[flag] !== undefined) fileOnly.push(name);
+  }
+  if (f.dataset !== undefined) {
+    if (f.synthetic !== undefined || f.syntheticSamples !== undefined) throw new UsageError('--dataset and --synthetic exclude each other');
+    const spec: DatasetSpec = { path: f.dataset };
+    if (Object.keys(mapping).length) spec.mapping = mapping;
+    const format = oneOf('--dataset-format', f.datasetFormat, FORMATS);
+    if (format) spec.format = format;
+    if (f.preset !== undefined) spec.preset = f.preset;
+    if (f.textTemplate !== undefined) spec.textTemplate = f.textTemplate;
+    if (f.limit !== undefined) spec.limit = positiveInt('--limit', f.limit);
+    if (f.maxTokens !== undefined) spec.maxTokens = f.maxTokens;
+    return spec;
+  }
+  if (fileOnly.length) throw new UsageError(`${fileOnly[0]} needs --dataset (a JSON, JSONL or Parquet file)`);
+  if (f.synthetic === undefined && f.syntheticSamples === undefined) return undefined;
+  const lengths = f.synthetic !== undefined ? parseSynthetic(f.synthetic) : { inputLength: SYNTHETIC_DEFAULTS.inputLength, outputLength: SYNTHETIC_DEFAULTS.outputLength };
+  return { synthetic: { size: positiveInt('--synthetic-samples', f.syntheticSamples) ?? SYNTHETIC_DEFAULTS.size, ...lengths } };
+}
+
+export interface RunCommandPlan {
+  options: RunBenchmarkOptions;
+  json: boolean;
+  quiet: boolean;
+}
+
+/** argv to record in the results, without secrets. */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out = [...argv];
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] === '--api-key' && i + 1 < out.length) out[i + 1] = '***';
+    else if (out[i].startsWith('--api-key=')) out[i] = '--api-key=***';
+  }
+  return out;
+}
+
+/** Checks the merged flags and turns them into runBenchmark options (no I/O besides none). */
+export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPlan {
+  const scenario = parseScenario(f.scenario);
+  const mode = parseMode(f.mode);
+  const settings = { ...parseSettingsMap(f.settings ?? {}, scenario), ...parseSetOptions(f.set ?? [], scenario) };
+  const sampling: SamplingParams = {};
+  if (f.maxTokens !== undefined) sampling.maxTokens = positiveInt('--max-tokens', f.maxTokens);
+  if (f.ignoreEos !== undefined) sampling.ignoreEos = f.ignoreEos;
+  if (f.targetQps !== undefined && !(Number.isFinite(f.targetQps) && f.targetQps > 0)) throw new UsageError(`--target-qps must be a number > 0, got ${String(f.targetQps)}`);
+  const options: RunBenchmarkOptions = {
+    scenario,
+    outdir: f.outputDir ?? DEFAULT_OUTPUT_DIR,
+    command: redactArgv(argv),
+  };
+  if (mode) options.mode = mode;
+  if (f.benchmark !== undefined) options.benchmark = f.benchmark;
+  if (f.mlperfConf !== undefined) options.mlperfConf = f.mlperfConf;
+  if (f.userConf !== undefined) options.userConf = f.userConf;
+  if (Object.keys(settings).length) options.settings = settings;
+  if (f.targetQps !== undefined) options.targetQps = f.targetQps;
+  if (f.endpoint?.length) options.endpoints = f.endpoint;
+  const backend = oneOf('--backend', f.backend, BACKENDS);
+  if (backend) options.backend = backend as Backend | 'auto';
+  const api = oneOf('--api', f.api, APIS);
+  if (api) options.api = api as WireApiName;
+  if (f.model !== undefined) options.model = f.model;
+  if (f.apiKey !== undefined) options.apiKey = f.apiKey;
+  const dataset = datasetFrom(f);
+  if (dataset) options.dataset = dataset;
+  if (Object.keys(sampling).length) options.sampling = sampling;
+  if (f.concurrency !== undefined) options.concurrency = positiveInt('--concurrency', f.concurrency);
+  if (f.workers !== undefined) options.workers = positiveInt('--workers', f.workers, 0);
+  if (f.simulator !== undefined) {
+    if (options.endpoints) throw new UsageError("the config file's 'simulator' options apply only without endpoints");
+    options.simulator = f.simulator as SimulatorOptions;
+  }
+  return { options, json: f.json === true, quiet: f.quiet === true };
+}
+
+function ms(ns: number | null | undefined): string {
+  return ns === null || ns === undefined || !Number.isFinite(ns) ? '-' : `${(ns / 1e6).toFixed(ns < 1e7 ? 2 : 1)} ms`;
+}
+
+/** The human summary of a run (stdout without --json). */
+export function formatSummary(record: RunRecord, files: string[]): string {
+  const r = record.result;
+  const verdict = r.aborted ? `ABORTED (${r.abortReason ?? 'unknown reason'})` : r.valid === null ? 'DONE (no performance verdict in this mode)' : r.valid ? 'VALID' : 'INVALID';
+  const lines = [`Result: ${verdict}`, `  ${r.scenario} ${r.mode}${record.benchmark ? `, ${record.benchmark}` : ''}${record.simulated ? ', simulated endpoint' : ''}; ${r.counts.samples} samples, ${r.counts.tokens} tokens`];
+  if (r.metric) lines.push(`  ${r.metric.name}: ${r.metric.unit === 'ns' ? ms(r.metric.value) : `${r.metric.value.toFixed(2)} ${r.metric.unit}`}`);
+  if (r.tokensPerSecond !== null) lines.push(`  tokens per second: ${r.tokensPerSecond.toFixed(1)}`);
+  if (r.ttft) lines.push(`  TTFT p99: ${ms(r.ttft.p99)}   TPOT p99: ${ms(r.tpot?.p99)}`);
+  if (r.latency) lines.push(`  latency p50: ${ms(r.latency.p50)}   p99: ${ms(r.latency.p99)}`);
+  for (const reason of r.invalidReasons) lines.push(`  why INVALID: ${reason.trim()}`);
+  if (r.criteria && r.valid === false) {
+    const failed = Object.entries(r.criteria).filter(([, v]) => v === false).map(([k]) => k);
+    if (failed.length) lines.push(`  criteria not met: ${failed.join(', ')}`);
+  }
+  const s = record.sut;
+  if (s && (s.samples.failed > 0 || s.samples.retried > 0)) {
+    const kinds = Object.entries(s.errorKinds).map(([k, n]) => `${k} ${n}`).join(', ');
+    lines.push(`  requests: ${s.samples.failed} failed, ${s.samples.retried} retried${kinds ? ` (${kinds})` : ''}`);
+  }
+  lines.push(`  output: ${record.outdir}`);
+  for (const f of files) lines.push(`    ${f}`);
+  return lines.join('\n') + '\n';
+}
+
+/** The exit code a finished run maps to. */
+export function exitCodeOf(record: RunRecord, interrupted: boolean): ExitCode {
+  const r = record.result;
+  if (interrupted || (r.aborted && r.abortReason === 'SIGINT')) return ExitCode.Interrupted;
+  if (r.aborted) return ExitCode.Internal;
+  const s = record.sut;
+  if (s && s.samples.issued > 0 && s.samples.failed === s.samples.issued) return ExitCode.Endpoint;
+  if (r.valid === false) return ExitCode.Invalid;
+  return ExitCode.Valid;
+}
+
+const LOG_FILES = ['mlperf_log_summary.txt', 'mlperf_log_detail.txt', 'mlperf_log_accuracy.json', 'mlperf_log_trace.json'];
+
+/** Runs `loadgen run` with already-parsed flags; resolves with the exit code. */
+export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): Promise<ExitCode> {
+  const stderr = process.stderr;
+  let stage: RunStage = 'setup';
+  let presses = 0;
+  let quiet = cliFlags.quiet === true;
+  const progress = createProgressPrinter(stderr);
+  const say = (m: string): void => {
+    if (quiet) return;
+    progress.done();
+    stderr.write(`${m}\n`);
+  };
+  // startTest ends the test on Ctrl-C itself (logs written); here: before
+  // and after the test, and a second Ctrl-C that quits at once.
+  const onSigint = (): void => {
+    presses++;
+    if (presses === 1 && stage === 'test') {
+      progress.done();
+      stderr.write('interrupted: ending the test and writing the logs (Ctrl-C again to quit at once)\n');
+      return;
+    }
+    if (presses === 1 && stage === 'finishing') {
+      stderr.write('interrupted: writing the results (Ctrl-C again to quit at once)\n');
+      return;
+    }
+    stderr.write('interrupted\n');
+    process.exit(ExitCode.Interrupted);
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const flags = cliFlags.config !== undefined ? mergeFlags(readConfigFile(cliFlags.config), cliFlags) : cliFlags;
+    const plan = planRun(flags, argv);
+    quiet = plan.quiet;
+    const record = await runBenchmark({
+      ...plan.options,
+      writeOutputs: false,
+      log: say,
+      onStage: (s) => {
+        stage = s;
+      },
+      onProgress: quiet ? undefined : (p) => progress.update(p),
+    });
+    progress.done();
+    const files = await writeRunFiles(record);
+    const interrupted = presses > 0;
+    const logs = LOG_FILES.map((f) => join(record.outdir, f)).filter((f) => existsSync(f));
+    const listed = [...logs, ...files.filter((f) => !logs.includes(f))];
+    if (plan.json) {
+      // Exactly one JSON document on stdout: the results.json content.
+      const resultsFile = join(record.outdir, 'results.json');
+      process.stdout.write(existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : recordToJson(record));
+      if (!quiet) stderr.write(formatSummary(record, listed));
+    } else if (!quiet) {
+      process.stdout.write(formatSummary(record, listed));
+    }
+    const code = exitCodeOf(record, interrupted);
+    if (code === ExitCode.Endpoint) stderr.write(`loadgen run: every request failed (${Object.keys(record.sut?.errorKinds ?? {}).join(', ') || 'see the detail log'}): ${record.endpoints.map((e) => e.url).join(', ')}\n`);
+    if (code === ExitCode.Internal) stderr.write(`loadgen run: the test was aborted: ${record.result.abortReason ?? 'unknown reason'}\n`);
+    return code;
+  } catch (err) {
+    progress.done();
+    return reportError('run', err, stderr);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function number(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+function integer(v: string): number {
+  if (!/^\s*-?\d+\s*$/.test(v)) throw new InvalidArgumentError('expected an integer');
+  return Number(v);
+}
+
+export function registerRunCommand(program: Command, onExit: (code: ExitCode) => void = (c) => (process.exitCode = c)): Command {
+  return program
+    .command('run')
+    .description('run an MLPerf LoadGen test against LLM servers (vLLM, SGLang, OpenAI-compatible), or the built-in simulator')
+    .option('-c, --config <file>', 'YAML or JSON file with any of these options (flags win)')
+    .option('--scenario <name>', 'SingleStream | MultiStream | Server | Offline (required)')
+    .option('--mode <mode>', 'performance (default) | accuracy | submission | find-peak')
+    .option('--benchmark <model>', 'MLPerf model key (e.g. llama3_1-8b): official settings, dataset preset and sampling')
+    .option('--mlperf-conf <file>', 'an mlperf.conf instead of the built-in table (with --benchmark)')
+    .option('--user-conf <file>', 'user.conf applied on top of the official settings')
+    .option('--endpoint <url>', "server base URL, e.g. http://gpu1:8000 (repeat for several); none = built-in simulator", collect)
+    .option('--backend <name>', 'auto (default) | vllm | sglang | openai')
+    .option('--api <name>', 'completions (default) | chat | generate (SGLang native)')
+    .option('--model <name>', 'served model name (default: the first of /v1/models)')
+    .option('--api-key <key>', 'sent as Authorization: Bearer <key>')
+    .option('--dataset <file>', 'prompts: .json, .jsonl or .parquet (default: synthetic)')
+    .option('--dataset-format <fmt>', 'json | jsonl | parquet (default: from the file name)')
+    .option('--preset <name>', 'dataset preset (default: the --benchmark one), e.g. llama3_1-8b, deepseek-r1, dummy')
+    .option('--field-input-ids <column>', 'column of token-id prompts')
+    .option('--field-text <column>', 'column of text prompts')
+    .option('--field-messages <column>', 'column of chat messages')
+    .option('--field-system <column>', 'column of system prompts (chat)')
+    .option('--field-user <column>', 'column of user messages (chat, with --field-system)')
+    .option('--field-reference <column>', 'column of reference outputs (accuracy)')
+    .option('--field-max-tokens <column>', 'column of per-sample output caps')
+    .option('--text-template <template>', 'text prompt from {column} placeholders')
+    .option('--limit <n>', 'read only the first n rows of the dataset', integer)
+    .option('--synthetic <isl/osl>', 'synthetic prompts: input/output token lengths, each N, MIN-MAX or MEAN~STD (default 128/32)')
+    .option('--synthetic-samples <n>', `synthetic dataset size (default ${SYNTHETIC_DEFAULTS.size})`, integer)
+    .option('--max-tokens <n>', 'output cap for samples without their own', integer)
+    .option('--ignore-eos', 'keep generating past EOS up to the output cap')
+    .option('--target-qps <qps>', 'Server: target QPS; Offline: expected QPS', number)
+    .option('--concurrency <n>', 'most requests in flight at once, over all endpoints', integer)
+    .option('--workers <n>', 'adapter worker threads (0 = main thread; default CPU count - 1)', integer)
+    .option('--output-dir <dir>', `where the logs and results go (default ${DEFAULT_OUTPUT_DIR})`)
+    .option('--set <key=value>', 'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable', collect)
+    .option('--json', 'print the result JSON (results.json) only on stdout')
+    .option('--quiet', 'no progress or notes on stderr')
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure, 4 internal error, 130 interrupted.
+
+Examples:
+  loadgen run --scenario Server --target-qps 50 --output-dir out
+  loadgen run --scenario Server --benchmark llama3_1-8b --endpoint http://gpu1:8000 --dataset cnn_eval.json --target-qps 20
+  loadgen run --scenario Offline --backend sglang --api generate --endpoint http://gpu1:30000 --synthetic 1024/256`,
+    )
+    .action(async (flags: RunFlags, cmd: Command) => {
+      // The argv after `run`, for the record.
+      const at = process.argv.indexOf('run');
+      onExit(await runCommand(flags, at >= 0 ? process.argv.slice(at) : cmd.args));
+    });
+}
