@@ -2,8 +2,8 @@
 // authors: settings (official table + user.conf + overrides) → dataset →
 // the built-in simulator or the given endpoints → createLlmSut → startTest →
 // a complete RunRecord, with the output files written into `outdir`.
-import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 import { native } from '../binding.js';
 import { openDataset, type OpenDatasetOptions } from '../dataset/open.js';
@@ -11,7 +11,10 @@ import { DATASET_PRESETS, presetKey } from '../dataset/presets.js';
 import { syntheticDataset, type SyntheticOptions } from '../dataset/synthetic.js';
 import { DatasetError, type Dataset } from '../dataset/types.js';
 import { builtinBenchmarks, loadSettings } from '../load-settings.js';
+import { toJsonText } from '../results/json-text.js';
+import { buildResultsJson } from '../results/results-json.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from '../results/run-record.js';
+import { writeRunOutputs } from '../results/write-outputs.js';
 import { defaultTestSettings, type TestMode, type TestScenario, type TestSettings } from '../settings.js';
 import { startSimulator } from '../sim/server.js';
 import type { Simulator, SimulatorOptions } from '../sim/types.js';
@@ -305,24 +308,14 @@ export function estimateRemainingMs(s: TestSettings, datasetSize: number, p: { e
   }
 }
 
-// JSON with bigints as decimal strings and NaN/Infinity as null (JSON.stringify's own rule).
+/** results.json as text when the files were not written (it is what writeRunOutputs writes). */
 export function recordToJson(record: RunRecord): string {
-  return JSON.stringify(record, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n';
+  return toJsonText(buildResultsJson(record));
 }
 
-/**
- * Writes results.json, result_summary.json and report.html through the
- * results writers; until lib/results/write-outputs.ts exists, results.json only.
- */
+/** Writes results.json, result_summary.json and report.html into record.outdir; returns their paths. */
 export async function writeRunFiles(record: RunRecord): Promise<string[]> {
-  // why a variable: that module is being written in parallel; a literal
-  // specifier would make tsc fail while it is missing.
-  const spec = '../results/write-outputs.js';
-  const mod = (await import(spec).catch(() => null)) as { writeRunOutputs?: (r: RunRecord) => Promise<{ files: string[] }> } | null;
-  if (mod?.writeRunOutputs) return (await mod.writeRunOutputs(record)).files;
-  const file = join(record.outdir, 'results.json');
-  writeFileSync(file, recordToJson(record));
-  return [file];
+  return (await writeRunOutputs(record)).files;
 }
 
 function packageVersion(): string {
