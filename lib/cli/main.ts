@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Command, CommanderError } from 'commander';
 
+import { registerReportCommand } from '../report/report-command.js';
 import { registerSimCommand } from '../sim/cli.js';
 import { ExitCode } from './exit-codes.js';
 import { registerProbeCommand } from './probe-command.js';
@@ -28,9 +29,7 @@ export function packageVersion(): string {
   }
 }
 
-const PLACEHOLDERS: ReadonlyArray<readonly [string, string]> = [
-  ['report', 'summarize an mlperf_log_detail.txt / mlperf_log_summary.txt'],
-];
+const PLACEHOLDERS: ReadonlyArray<readonly [string, string]> = [];
 
 export function createProgram(): Command {
   const program = new Command();
@@ -44,6 +43,7 @@ export function createProgram(): Command {
     .exitOverride();
   registerRunCommand(program);
   registerProbeCommand(program);
+  registerReportCommand(program);
   for (const [name, description] of PLACEHOLDERS) {
     program
       .command(name)

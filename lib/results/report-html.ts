@@ -30,7 +30,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px;border-bot
 .chart .axis{font-size:11px;fill:var(--mut)}.chart .grid{stroke:#eef2f7}.chart .muted{fill:var(--mut);font-size:13px}
 .chart .empty{fill:#f8fafc;stroke:var(--line)}.chart .marker{stroke:#dc2626;stroke-dasharray:4 3}.chart .mlabel{font-size:11px;fill:#dc2626}
 table{border-collapse:collapse;background:#fff;border:1px solid var(--line);margin:6px 0}
-th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
+th,td{padding:3px 8px;font-size:13px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}th{background:#f1f5f9;font-weight:600}
 .note{color:var(--mut);font-size:12px}.wrap{overflow-x:auto}
 code{font-size:12px}
@@ -57,6 +57,15 @@ function verdictSection(j: ResultsJson): string {
   const reasons = [...v.reasons];
   if (j.run.aborted) reasons.unshift(`aborted: ${j.run.abortReason ?? 'unknown reason'}`);
   if (v.status === 'NO_RESULT') reasons.push(`${j.benchmark.mode}: no performance result to judge`);
+  // LoadGen gives no recommendation when only early stopping fails: its own text says why.
+  if (v.criteria && !v.criteria.earlyStoppingMet && v.earlyStopping) {
+    for (const [name, text] of [['', v.earlyStopping.text], ['TTFT ', v.earlyStopping.ttftText], ['TPOT ', v.earlyStopping.tpotText]]) {
+      if (!text.trim() || /Run successful/.test(text)) continue;
+      // One item per " * " bullet; the engine wraps long bullets over several lines.
+      const bullets = text.split(/(?:^|\s)\*\s+/).map((b) => b.replace(/\s+/g, ' ').trim()).filter(Boolean);
+      reasons.push(`${name}early stopping: ${bullets.join(' ')}`);
+    }
+  }
   const list = reasons.length > 0 ? `<ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : '';
   const metric = j.metric ? `<div>${esc(j.metric.name)}: <b>${esc(j.metric.unit === 'ns' ? fmtMs(j.metric.value / 1e6) : `${fmtNum(j.metric.value)} ${j.metric.unit}`)}</b></div>` : '';
   return `<section class="verdict ${esc(v.status)}" id="verdict"><div class="big">${esc(v.status)}</div>${metric}${crit}${list}</section>`;
@@ -83,8 +92,9 @@ function keyFigures(j: ResultsJson): string {
 
 function distChart(title: string, values: Float64Array | null, stats: MsStats | null, absentNote: string): string {
   if (values && values.length > 0) {
-    const ms = Float64Array.from(values, (v) => v / 1e6);
-    const h = logHistogram(ms);
+    // Buckets over ns (sub-ms values keep their own buckets), labelled in ms.
+    const ns = logHistogram(values);
+    const h = { buckets: ns.buckets.map(([a, b]) => [a / 1e6, b / 1e6] as [number, number]), counts: ns.counts };
     const markers = stats
       ? [
           { label: 'p50', value: stats.p50 },
@@ -148,8 +158,7 @@ function endpointsSection(j: ResultsJson): string {
   }
   const rows = j.endpoints.map((e) => [
     e.url,
-    e.backend,
-    e.model,
+    `${e.backend} · ${e.model}`,
     fmtInt(e.requests),
     fmtInt(e.completed),
     fmtPct(e.share),
@@ -167,12 +176,16 @@ function endpointsSection(j: ResultsJson): string {
     barChart('Completed requests per endpoint', j.endpoints.map((e, i) => ({ label: label(i), value: e.completed, text: `${fmtInt(e.completed)} (${fmtPct(e.share)})` })), 'requests'),
     barChart('Output tokens per second per endpoint', j.endpoints.map((e, i) => ({ label: label(i), value: e.outputTokensPerSecond })), 'tokens/s'),
     barChart('p99 TTFT per endpoint (harness side)', j.endpoints.map((e, i) => ({ label: label(i), value: e.ttftMs.count > 0 ? e.ttftMs.p99 : null, text: fmtMs(e.ttftMs.p99) })), 'ms'),
-    barChart('Errors and retries per endpoint', j.endpoints.flatMap((e, i) => [
-      { label: `${label(i)} errors`, value: e.errors, color: '#dc2626' },
-      { label: `${label(i)} retries`, value: e.retries, color: '#d97706' },
-    ]), 'count'),
   ];
-  return `${table(['endpoint', 'backend', 'model', 'requests', 'completed', 'share', 'errors', 'retries', 'tokens/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'latency p99', 'breaker opened'], rows)}<p class="note">Per-endpoint latencies are measured by the harness from the request write.</p><div class="charts">${charts.join('')}</div>`;
+  if (j.endpoints.some((e) => e.errors > 0 || e.retries > 0)) {
+    charts.push(
+      barChart('Errors and retries per endpoint', j.endpoints.flatMap((e, i) => [
+        { label: `${label(i)} errors`, value: e.errors, color: '#dc2626' },
+        { label: `${label(i)} retries`, value: e.retries, color: '#d97706' },
+      ]), 'count'),
+    );
+  }
+  return `${table(['endpoint', 'backend · model', 'requests', 'completed', 'share', 'errors', 'retries', 'tokens/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'latency p99', 'breaker opened'], rows)}<p class="note">Per-endpoint latencies are measured by the harness from the request write.</p><div class="charts">${charts.join('')}</div>`;
 }
 
 function errorsSection(j: ResultsJson): string {

@@ -10,7 +10,7 @@ const W = 560;
 const H = 240;
 const PAD = { left: 62, right: 16, top: 28, bottom: 42 };
 
-/** Round steps (1, 2, 5 × 10^k) covering [lo, hi] with about `n` ticks. */
+/** Round steps (1, 2, 5 × 10^k) with about `n` ticks; the last tick is at or above `hi`, so an axis ending there holds every value. */
 export function niceTicks(lo: number, hi: number, n = 5): number[] {
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) return [];
   if (hi <= lo) hi = lo + (lo === 0 ? 1 : Math.abs(lo));
@@ -18,7 +18,8 @@ export function niceTicks(lo: number, hi: number, n = 5): number[] {
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => raw <= s) ?? 10 * mag;
   const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
+  const last = Math.ceil(hi / step - 1e-9) * step;
+  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= last + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
   return out;
 }
 

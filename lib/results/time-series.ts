@@ -30,7 +30,7 @@ function fromTimeline(tl: readonly TimelinePoint[]): TimeSeries {
   return out;
 }
 
-function fromTimings(timings: readonly SampleTiming[], bins = 60): TimeSeries | null {
+function fromTimings(timings: readonly SampleTiming[], maxBins = 60): TimeSeries | null {
   const rows = timings.filter((t) => Number.isFinite(t.scheduledNs) && t.scheduledNs > 0 && Number.isFinite(t.endNs) && t.endNs > 0);
   if (rows.length === 0) return null;
   let t0 = Infinity;
@@ -41,34 +41,35 @@ function fromTimings(timings: readonly SampleTiming[], bins = 60): TimeSeries | 
   }
   const span = t1 - t0;
   if (!(span > 0)) return null;
-  const n = Math.max(2, Math.min(bins, rows.length));
+  // About 20 completions a bin on average, so a rate is not mostly noise; at most maxBins.
+  const n = Math.max(2, Math.min(maxBins, Math.floor(rows.length / 20)));
   const width = span / n;
   const done = new Array<number>(n).fill(0);
   const toks = new Array<number>(n).fill(0);
   const errs = new Array<number>(n).fill(0);
+  // In flight: the time-average over each bin (sum of each request's overlap with the bin / bin width).
+  const busy = new Array<number>(n).fill(0);
   for (const r of rows) {
     const k = Math.min(n - 1, Math.floor((r.endNs - t0) / width));
     done[k]++;
     if (r.ok) toks[k] += r.tokens;
     else errs[k]++;
+    const a = (Number.isFinite(r.issuedNs) && r.issuedNs > 0 ? r.issuedNs : r.scheduledNs) - t0;
+    const b = r.endNs - t0;
+    for (let j = Math.max(0, Math.floor(a / width)); j < n && j * width < b; j++) {
+      busy[j] += Math.max(0, Math.min(b, (j + 1) * width) - Math.max(a, j * width));
+    }
   }
-  // In flight at each bin's end: started (issued, else scheduled) and not yet ended; one sweep over sorted times.
-  const starts = Float64Array.from(rows, (r) => (Number.isFinite(r.issuedNs) && r.issuedNs > 0 ? r.issuedNs : r.scheduledNs)).sort();
-  const ends = Float64Array.from(rows, (r) => r.endNs).sort();
   const out: TimeSeries = { source: 'timings', completedPerSecond: [], tokensPerSecond: [], inFlight: [], errors: [] };
-  let si = 0;
-  let ei = 0;
-  let errTotal = 0;
   const secs = width / 1e9;
+  let errTotal = 0;
   for (let k = 0; k < n; k++) {
-    const at = t0 + (k + 1) * width;
-    while (si < starts.length && starts[si] <= at) si++;
-    while (ei < ends.length && ends[ei] <= at) ei++;
-    const t = (at - t0) / 1e9;
+    // Each bin's value is plotted at its middle.
+    const t = ((k + 0.5) * width) / 1e9;
     errTotal += errs[k];
     out.completedPerSecond.push([t, done[k] / secs]);
     out.tokensPerSecond.push([t, toks[k] / secs]);
-    out.inFlight.push([t, Math.max(0, si - ei)]);
+    out.inFlight.push([t, busy[k] / width]);
     out.errors.push([t, errTotal]);
   }
   return out;
