@@ -128,11 +128,12 @@ function parseText(path: string, text: string): unknown {
     }
   }
   // YAML (and any other extension: YAML reads JSON too).
-  const doc = YAML.parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = YAML.parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const line = e.linePos?.[0]?.line;
-    throw new UsageError(`config file ${path}${line ? `: line ${line}` : ''}: invalid YAML: ${e.message.split('\n')[0]}`);
+    const what = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    throw new UsageError(`config file ${path}${line ? `: line ${line}` : ''}: invalid YAML: ${what}`);
   }
   return doc.toJS() as unknown;
 }

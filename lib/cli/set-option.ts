@@ -182,11 +182,28 @@ function isFractional(field: Field): boolean {
   return field === 'serverTargetQps' || field === 'offlineExpectedQps' || field === 'serverFindPeakQpsBoundaryStepSize' || field.endsWith('Percentile') || field === 'accuracyLogProbability' || field.endsWith('ExpectedLatencyNs');
 }
 
+// Edit distance, for "did you mean".
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
 function suggest(key: string): string {
-  const lower = key.toLowerCase().replace(/[-_]/g, '');
   const names = [...Object.keys(defaultTestSettings()), ...Object.keys(CONF_KEYS)];
-  const hit = names.find((n) => n.toLowerCase().replace(/_/g, '') === lower) ?? names.find((n) => n.toLowerCase().replace(/_/g, '').startsWith(lower.slice(0, 6)));
-  return hit ? ` (did you mean '${hit}'?)` : ' (a TestSettings field such as minDurationMs, or an mlperf.conf key such as min_duration)';
+  let best = '';
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = distance(key.toLowerCase(), n.toLowerCase());
+    if (d < bestD) [best, bestD] = [n, d];
+  }
+  return bestD <= Math.max(2, key.length / 4)
+    ? ` (did you mean '${best}'?)`
+    : ' (a TestSettings field such as minDurationMs, or an mlperf.conf key such as min_duration)';
 }
 
 /** `--set` assignments (later ones win) as camelCase settings in API units. */
