@@ -71,6 +71,13 @@ function verdictSection(j: ResultsJson): string {
   return `<section class="verdict ${esc(v.status)}" id="verdict"><div class="big">${esc(v.status)}</div>${metric}${crit}${list}</section>`;
 }
 
+/** The measured span: the harness window, else (Offline) LoadGen's longest latency, else wall time. */
+function durationText(j: ResultsJson): string {
+  if (j.throughput.windowSeconds !== null) return fmtMs(j.throughput.windowSeconds * 1000);
+  if (j.benchmark.scenario === 'Offline' && j.latencyMs.sample) return fmtMs(j.latencyMs.sample.max);
+  return j.run.wallSeconds !== null ? `${fmtMs(j.run.wallSeconds * 1000)} (wall)` : '—';
+}
+
 function keyFigures(j: ResultsJson): string {
   const t = j.throughput;
   const l = j.latencyMs;
@@ -85,7 +92,7 @@ function keyFigures(j: ResultsJson): string {
     card('queries', fmtInt(j.counts.queries)),
     card('errors', fmtInt(j.errors.loadgen.count + j.errors.failedSamples)),
     card('retries', fmtInt(j.errors.retries)),
-    card('duration', j.throughput.windowSeconds !== null ? `${fmtNum(j.throughput.windowSeconds)} s` : j.run.wallSeconds !== null ? `${fmtNum(j.run.wallSeconds)} s (wall)` : '—'),
+    card('duration', durationText(j)),
   ];
   return `<div class="cards">${cards.join('')}</div>`;
 }

@@ -155,7 +155,7 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     const status = rec.result.valid ? 'VALID' : 'INVALID';
     expect(html).toMatch(new RegExp(`<section class="verdict ${status}"[^>]*><div class="big">${status}</div>`));
     expect(html).toContain('Time to first token (TTFT)');
-    expect((html.match(/<svg /g) ?? []).length).toBeGreaterThanOrEqual(10);
+    expect((html.match(/<svg /g) ?? []).length).toBeGreaterThanOrEqual(9);
     expect(html).toContain('histogram');
     for (const e of rec.endpoints) expect(html).toContain(e.url);
     expect(html).not.toContain('no time series recorded');
