@@ -15,7 +15,7 @@ import { toJsonText } from '../results/json-text.js';
 import { buildResultsJson } from '../results/results-json.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from '../results/run-record.js';
 import { writeRunOutputs } from '../results/write-outputs.js';
-import { defaultTestSettings, type TestMode, type TestScenario, type TestSettings } from '../settings.js';
+import { defaultTestSettings, toEngineSettings, type TestMode, type TestScenario, type TestSettings } from '../settings.js';
 import { startSimulator } from '../sim/server.js';
 import type { Simulator, SimulatorOptions } from '../sim/types.js';
 import { startTest, TestAbortedError } from '../start-test.js';
@@ -206,6 +206,8 @@ export function composeSettings(o: Pick<RunBenchmarkOptions, 'scenario' | 'mode'
   if (settings.mode === 'FindPeakPerformance' && scenario !== 'Server') throw new UsageError('find-peak mode needs the Server scenario');
   // Seeds as decimal strings: the settings go into results.json as they are.
   for (const f of SEED_FIELDS) (settings as unknown as Record<string, unknown>)[f] = String(settings[f]);
+  // Refuse a bad value now, before a simulator or a server is touched.
+  toEngineSettings(settings);
   return { settings, userFields, notes };
 }
 
@@ -341,6 +343,9 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   checkEndpoints(endpointsIn);
   if (options.workers !== undefined && !(Number.isSafeInteger(options.workers) && options.workers >= 0)) {
     throw new UsageError(`--workers must be an integer >= 0, got ${String(options.workers)}`);
+  }
+  if (options.api === 'generate' && (options.backend === 'vllm' || options.backend === 'openai')) {
+    throw new UsageError(`the generate API is SGLang's native route; backend ${options.backend} does not have it (use --api completions or chat)`);
   }
   const composed = composeSettings(options, simulated);
   const settings = composed.settings;
