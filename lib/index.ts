@@ -39,3 +39,16 @@ export { openDataset, syntheticDataset, datasetQsl, samplingPreset, datasetPrese
 export type { OpenDatasetOptions, LoadedDataset, FieldMapping, LengthSpec, SamplingPreset, DatasetPreset } from './dataset/index.js';
 export { startSimulator } from './sim/index.js';
 export type { Simulator, SimulatorOptions, SimFlavor, SimFaultRule, SimFaultKind, SimRequestRecord, SimRequestInfo, SimStats } from './sim/index.js';
+export { writeRunOutputs, RESULT_FILES } from './results/write-outputs.js';
+export { buildResultsJson, RESULTS_SCHEMA, RESULTS_SCHEMA_VERSION } from './results/results-json.js';
+export { buildResultSummary } from './results/result-summary.js';
+export { buildReportHtml } from './results/report-html.js';
+export type { RunRecord, TimelinePoint, RunEndpointInfo } from './results/run-record.js';
+export type { ResultsJson, MsStats, EndpointResult, VerdictStatus } from './results/results-json.js';
+export type { ResultSummaryJson, SeriesSummary } from './results/result-summary.js';
+export { readRunLogs, LogReadError } from './report/read-logs.js';
+export type { RunLogs, RunSummary, DetailLog, SummaryLog, MlLogEntry } from './report/read-logs.js';
+export { aggregateRuns, loadAggregateInputs, AGGREGATE_SCHEMA, AGGREGATE_SCHEMA_VERSION } from './report/aggregate.js';
+export type { AggregatedResults, AggregatedRun, AggregateInput, MergedLatency } from './report/aggregate.js';
+export { runBenchmark, composeSettings, SIMULATOR_DEFAULTS, SIMULATED_RUN_DEFAULTS, SYNTHETIC_DEFAULTS, GENERIC_LLM_BOUNDS } from './run/run-benchmark.js';
+export type { RunBenchmarkOptions, DatasetSpec, RunProgress, RunStage } from './run/run-benchmark.js';
