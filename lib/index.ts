@@ -52,5 +52,3 @@ export { aggregateRuns, loadAggregateInputs, AGGREGATE_SCHEMA, AGGREGATE_SCHEMA_
 export type { AggregatedResults, AggregatedRun, AggregateInput, MergedLatency } from './report/aggregate.js';
 export { runBenchmark, composeSettings, SIMULATOR_DEFAULTS, SIMULATED_RUN_DEFAULTS, SYNTHETIC_DEFAULTS, GENERIC_LLM_BOUNDS } from './run/run-benchmark.js';
 export type { RunBenchmarkOptions, DatasetSpec, RunProgress, RunStage } from './run/run-benchmark.js';
-export { runBenchmark, composeSettings, SIMULATOR_DEFAULTS, SIMULATED_RUN_DEFAULTS, SYNTHETIC_DEFAULTS, GENERIC_LLM_BOUNDS } from './run/run-benchmark.js';
-export type { RunBenchmarkOptions, DatasetSpec, RunProgress, RunStage } from './run/run-benchmark.js';
