@@ -24,7 +24,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px;border-bot
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:10px}
 .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:10px 12px}
 .card .k{color:var(--mut);font-size:12px}.card .v{font-size:20px;font-weight:600}
-.charts{display:flex;flex-wrap:wrap;gap:14px}
+.charts{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start}
 .chart{background:#fff;border:1px solid var(--line);border-radius:8px;max-width:100%;height:auto}
 .chart .ct{font-weight:600;font-size:13px;fill:var(--fg)}.chart .tick{font-size:11px;fill:#334155}
 .chart .axis{font-size:11px;fill:var(--mut)}.chart .grid{stroke:#eef2f7}.chart .muted{fill:var(--mut);font-size:13px}
@@ -100,7 +100,7 @@ function keyFigures(j: ResultsJson): string {
 function distChart(title: string, values: Float64Array | null, stats: MsStats | null, absentNote: string): string {
   if (values && values.length > 0) {
     // Buckets over ns (sub-ms values keep their own buckets), labelled in ms.
-    const ns = logHistogram(values);
+    const ns = logHistogram(values, 30, 1.2);
     const h = { buckets: ns.buckets.map(([a, b]) => [a / 1e6, b / 1e6] as [number, number]), counts: ns.counts };
     const markers = stats
       ? [
@@ -192,7 +192,7 @@ function endpointsSection(j: ResultsJson): string {
       ]), 'count'),
     );
   }
-  return `${table(['endpoint', 'backend · model', 'requests', 'completed', 'share', 'errors', 'retries', 'tokens/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'latency p99', 'breaker opened'], rows)}<p class="note">Per-endpoint latencies are measured by the harness from the request write.</p><div class="charts">${charts.join('')}</div>`;
+  return `${table(['endpoint', 'backend · model', 'requests', 'completed', 'share', 'errors', 'retries', 'tokens/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'latency p99', 'breaker'], rows)}<p class="note">Per-endpoint latencies are measured by the harness from the request write.</p><div class="charts">${charts.join('')}</div>`;
 }
 
 function errorsSection(j: ResultsJson): string {

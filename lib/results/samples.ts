@@ -100,12 +100,15 @@ export interface Histogram {
   counts: number[];
 }
 
-/** `n` log-spaced buckets over [max(min, 1), max(max, 10·low)], every value counted (clamped into range). */
-export function logHistogram(values: ArrayLike<number>, n = 30): Histogram {
+/**
+ * `n` log-spaced buckets over [max(min, 1), max(max, minRatio·low)], every value counted (clamped
+ * into range). minRatio 10 is endpoints' rule; a page zooms to the data with a smaller one.
+ */
+export function logHistogram(values: ArrayLike<number>, n = 30, minRatio = 10): Histogram {
   if (values.length === 0) return { buckets: [], counts: [] };
   const m = moments(values);
   const lo = Math.max(m.min, 1);
-  const hi = Math.max(m.max, lo * 10);
+  const hi = Math.max(m.max, lo * Math.max(minRatio, 1.0001));
   const a = Math.log(lo);
   const step = (Math.log(hi) - a) / n;
   const edges = Array.from({ length: n + 1 }, (_, i) => Math.exp(a + i * step));

@@ -106,7 +106,9 @@ export function barChart(title: string, bars: Bar[], unit: string): string {
   const maxV = Math.max(...shown.map((b) => b.value as number), 0);
   const ticks = niceTicks(0, maxV > 0 ? maxV : 1, 4);
   const top = ticks[ticks.length - 1] || 1;
-  const wOf = (v: number) => (Math.max(v, 0) / top) * (W - x0 - 90);
+  // Room after the longest bar for its value text (about 6.5 px a character at 11 px).
+  const textRoom = Math.max(50, ...shown.map((b) => (b.text ?? fmtNum(b.value)).length * 6.5 + 10));
+  const wOf = (v: number) => (Math.max(v, 0) / top) * Math.max(60, W - x0 - textRoom);
   const rows = shown
     .map((b, i) => {
       const y = PAD.top + i * rowH;
