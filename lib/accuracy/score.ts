@@ -11,6 +11,7 @@ import { accuracyTarget, targetValue, ACCURACY_TARGETS, type AccuracyMetric, typ
 import { runTest06, type Test06Report } from './test06.js';
 import { loadTokenizer, type Detokenizer } from './tokenizer.js';
 import { openDataset } from '../dataset/open.js';
+import { DatasetError } from '../dataset/types.js';
 
 /** Bad input to scoreAccuracy (unknown benchmark, dataset too short, ...): the message says what to fix. */
 export class AccuracyInputError extends Error {
@@ -134,6 +135,31 @@ export function pyRound(x: number, d: number): number {
   return Number(x.toFixed(d));
 }
 
+/**
+ * Opens the dataset for its references: with the benchmark's preset first; a
+ * file without the preset's prompt columns (a references-only conversion)
+ * is read with only the reference column mapped, then with that column also
+ * standing in as the prompt.
+ */
+async function openReferences(path: string, spec: BenchmarkAccuracy, refCol: string | undefined) {
+  const ref = refCol ?? spec.referenceColumn;
+  const attempts: Array<Parameters<typeof openDataset>[1]> = [
+    { preset: spec.datasetPreset, ...(refCol !== undefined ? { mapping: { reference: refCol } } : {}) },
+    { mapping: { reference: ref } },
+    { mapping: { reference: ref, text: ref, tokenIds: null, messages: null, system: null, user: null, maxTokens: null } },
+  ];
+  let first: unknown;
+  for (const a of attempts) {
+    try {
+      return await openDataset(path, a);
+    } catch (err) {
+      if (!(err instanceof DatasetError) || /no such file|cannot read|not a file|format/.test(err.message)) throw err;
+      first ??= err;
+    }
+  }
+  throw first;
+}
+
 async function loadReferences(
   dataset: string | InlineReferences,
   spec: BenchmarkAccuracy,
@@ -151,10 +177,7 @@ async function loadReferences(
     };
   }
   const refCol = options.referenceColumn;
-  const ds = await openDataset(dataset, {
-    preset: spec.datasetPreset,
-    ...(refCol !== undefined ? { mapping: { reference: refCol } } : {}),
-  });
+  const ds = await openReferences(dataset, spec, refCol);
   const refs: string[] = new Array(ds.size);
   for (let i = 0; i < ds.size; i++) {
     const r = ds.prompt(i).reference;
@@ -423,8 +446,8 @@ function judge(spec: BenchmarkAccuracy, s: Scored): MetricVerdict[] {
     const low = value >= v.target;
     const high = v.upperLimit === undefined || value <= v.upperLimit;
     v.status = low && high ? 'PASS' : 'FAIL';
-    if (!low) v.note = `below ${v.target}`;
-    else if (!high) v.note = `above the upper limit ${v.upperLimit}`;
+    if (!low) v.note = `below ${fmt(v.target)}`;
+    else if (!high) v.note = `above the upper limit ${fmt(v.upperLimit!)}`;
     out.push(v);
   }
   // Upper limits of metrics without a lower target (gpt-oss tokens_per_sample).
@@ -436,7 +459,7 @@ function judge(spec: BenchmarkAccuracy, s: Scored): MetricVerdict[] {
     if (value !== undefined) {
       v.value = value;
       v.status = value <= limit ? 'PASS' : 'FAIL';
-      if (v.status === 'FAIL') v.note = `above the upper limit ${limit}`;
+      if (v.status === 'FAIL') v.note = `above the upper limit ${fmt(limit)}`;
     }
     out.push(v);
   }
