@@ -94,6 +94,7 @@ function keyFigures(j: ResultsJson): string {
     card('retries', fmtInt(j.errors.retries)),
     card('duration', durationText(j)),
   ];
+  if (t.peakTargetQps !== null) cards.unshift(card('peak target QPS', fmtNum(t.peakTargetQps)));
   return `<div class="cards">${cards.join('')}</div>`;
 }
 
