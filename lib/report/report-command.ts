@@ -29,6 +29,16 @@ export interface ReportIo {
 
 const processIo: ReportIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
 
+/** Writes a JSON result file; a failure names the file the user asked for, not the temporary one. */
+async function writeJson(path: string, value: unknown): Promise<void> {
+  try {
+    await writeFileAtomic(path, toJsonText(value));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(`cannot write ${path}: ${code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+  }
+}
+
 /** Runs the command; returns the exit code (0 done, 2 bad input). */
 export async function runReport(dirs: readonly string[], options: ReportOptions, io: ReportIo = processIo): Promise<number> {
   try {
@@ -36,13 +46,13 @@ export async function runReport(dirs: readonly string[], options: ReportOptions,
     if (options.aggregate) {
       const result = aggregateRuns(await loadAggregateInputs(dirs));
       const out = resolve(options.output ?? AGGREGATE_FILE);
-      await writeFileAtomic(out, toJsonText(result));
+      await writeJson(out, result);
       if (options.json) io.stdout(toJsonText(result));
       else io.stdout(`${formatAggregate(result)}Wrote ${out}\n`);
       return 0;
     }
     const runs = dirs.map((d) => readRunLogs(d).summary);
-    if (options.output) await writeFileAtomic(resolve(options.output), toJsonText(runs.length === 1 ? runs[0] : runs));
+    if (options.output) await writeJson(resolve(options.output), runs.length === 1 ? runs[0] : runs);
     if (options.json) io.stdout(toJsonText(runs.length === 1 ? runs[0] : runs));
     else io.stdout(runs.map(formatRunSummary).join('\n'));
     return 0;

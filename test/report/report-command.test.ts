@@ -101,6 +101,13 @@ describe('bad input: exit 2, one line, no stack', () => {
     }
   });
 
+  test('an output file that cannot be written', async () => {
+    const a = await customRecord('Offline');
+    const io = capture();
+    expect(await runReport([a.outdir], { aggregate: true, output: '/nonexistent/dir/agg.json' }, io)).toBe(2);
+    expect(io.err).toBe('loadgen report: cannot write /nonexistent/dir/agg.json: no such directory\n');
+  });
+
   test('through the loadgen program', async () => {
     const writes: string[] = [];
     const orig = process.stderr.write.bind(process.stderr);
