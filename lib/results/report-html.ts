@@ -73,9 +73,10 @@ function verdictSection(j: ResultsJson): string {
 
 /** The measured span: the harness window, else (Offline) LoadGen's longest latency, else wall time. */
 function durationText(j: ResultsJson): string {
-  if (j.throughput.windowSeconds !== null) return fmtMs(j.throughput.windowSeconds * 1000);
-  if (j.benchmark.scenario === 'Offline' && j.latencyMs.sample) return fmtMs(j.latencyMs.sample.max);
-  return j.run.wallSeconds !== null ? `${fmtMs(j.run.wallSeconds * 1000)} (wall)` : '—';
+  const show = (ms: number) => (ms >= 1000 ? `${fmtNum(ms / 1000)} s` : fmtMs(ms));
+  if (j.throughput.windowSeconds !== null) return show(j.throughput.windowSeconds * 1000);
+  if (j.benchmark.scenario === 'Offline' && j.latencyMs.sample) return show(j.latencyMs.sample.max);
+  return j.run.wallSeconds !== null ? `${show(j.run.wallSeconds * 1000)} (wall)` : '—';
 }
 
 function keyFigures(j: ResultsJson): string {

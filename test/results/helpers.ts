@@ -46,7 +46,7 @@ function baseRecord(partial: Pick<RunRecord, 'result' | 'sut' | 'timeline' | 'ou
 }
 
 /** A custom SUT run (no adapter report). Offline by default: no TTFT/TPOT. */
-export async function customRecord(scenario: 'Offline' | 'SingleStream' | 'Server' = 'Offline', extra: Partial<TestSettings> = {}): Promise<RunRecord> {
+export async function customRecord(scenario: 'Offline' | 'SingleStream' | 'MultiStream' | 'Server' = 'Offline', extra: Partial<TestSettings> = {}): Promise<RunRecord> {
   const settings: Partial<TestSettings> = {
     scenario: TestScenario[scenario],
     mode: TestMode.PerformanceOnly,
@@ -55,6 +55,8 @@ export async function customRecord(scenario: 'Offline' | 'SingleStream' | 'Serve
     offlineExpectedQps: 1000,
     serverTargetQps: 300,
     singleStreamExpectedLatencyNs: 1_000_000,
+    multiStreamExpectedLatencyNs: 2_000_000,
+    multiStreamSamplesPerQuery: 4,
     ...extra,
   };
   const started = new Date();

@@ -250,3 +250,17 @@ describe('custom SUT, SingleStream and an aborted record', () => {
     expect(html).toContain('aborted: SIGINT');
   });
 });
+
+test('MultiStream: query latency in results.json and on the page', async () => {
+  const rec = await customRecord('MultiStream');
+  const r = rec.result;
+  const j = buildResultsJson(rec);
+  expect(r.queryLatency).not.toBeNull();
+  expect(j.latencyMs.query!.p99).toBeCloseTo(ms(r.queryLatency!.p99), 9);
+  expect(j.metric).toEqual(r.metric);
+  const html = buildReportHtml(rec);
+  checkWellFormed(html);
+  checkSelfContained(html);
+  expect(html).toContain('Query latency (MultiStream)');
+  expect(Object.keys(buildResultSummary(rec))).toContain('run_config');
+});
