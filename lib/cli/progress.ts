@@ -48,7 +48,8 @@ export function createProgressPrinter(stream: NodeJS.WriteStream = process.stder
         const width = stream.columns ?? 120;
         stream.write(`\r\x1b[2K${line.length > width - 1 ? line.slice(0, width - 1) : line}`);
         live = true;
-      } else if (p.elapsedMs - lastPlain >= everyMs) {
+      } else if (p.elapsedMs - lastPlain >= everyMs && (p.qps > 0 || p.elapsedMs >= everyMs)) {
+        // The first line once there is a rate to show, then one per period.
         lastPlain = p.elapsedMs;
         stream.write(`progress: ${line}\n`);
       }

@@ -1,7 +1,7 @@
 // `loadgen run` flags and config keys → runBenchmark options, in process:
 // every flag, every config key, config + flag precedence, and the settings
 // layers (official table, user.conf, simulator defaults, overrides).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -265,6 +265,21 @@ quiet: false
     const p = write(name, text);
     expect(() => readConfigFile(p)).toThrow(UsageError);
     expect(() => readConfigFile(p)).toThrow(message);
+  });
+
+  test("the README's example config file", () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const yaml = /```yaml\n(# run\.yaml[\s\S]*?)```/.exec(readme)![1];
+    const p = planRun(readConfigFile(write('run.yaml', yaml)));
+    expect(p.options).toMatchObject({
+      scenario: 'Server',
+      benchmark: 'llama3_1-8b',
+      endpoints: ['http://gpu1:8000', { url: 'http://gpu2:8000', weight: 2 }],
+      dataset: { path: join(dir, 'cnn_eval.json') },
+      targetQps: 30,
+      settings: { ttftLatencyNs: 2e9, minQueryCount: 1000 },
+      outdir: join(dir, 'out'),
+    });
   });
 
   test('a missing file and a directory', () => {
