@@ -195,3 +195,24 @@ describe('sentence splitting (Punkt) against NLTK 3.10.3', () => {
     expect(sentTokenize('Talk to Mr. Smith now.')).toEqual(['Talk to Mr. Smith now.']);
   });
 });
+
+describe('the MLPerf ROUGE pipeline against rouge_score + NLTK on 200 text pairs', () => {
+  it('same postprocessed texts, same per-sample F-measures, same reported figures', () => {
+    const f = JSON.parse(readFileSync(join(FIXTURES, 'rouge-corpus.json'), 'utf8')) as {
+      predictions: string[];
+      references: string[];
+      postprocessed: string[];
+      expected: Record<string, number>;
+      perSample: Record<string, number[]>;
+    };
+    const pp = f.predictions.map((p) => sentencesPerLine(p));
+    expect(pp).toEqual(f.postprocessed);
+    const rr = f.references.map((r) => sentencesPerLine(r));
+    const agg = rougeCorpus(pp, rr, { useStemmer: true });
+    for (const k of ['rouge1', 'rouge2', 'rougeL', 'rougeLsum']) {
+      agg.perSample[k]!.forEach((v, i) => expect(v, `${k} sample ${i}`).toBeCloseTo(f.perSample[k]![i]!, 12));
+      expect(npRound(agg.mean[k]! * 100, 4), k).toBe(f.expected[k]);
+    }
+    expect(pp.reduce((a, p) => a + [...p].length, 0)).toBe(f.expected.gen_len);
+  });
+});
