@@ -236,7 +236,8 @@ function summarize(dir: string, detail: DetailLog | null, s: SummaryLog | null, 
   }
   const get = (k: string) => map.get(k);
   const version = str(get('loadgen_version'));
-  const origin: RunSummary['origin'] = version === null ? 'unknown' : /@x\/loadgen|x-loadgen|\bours\b/i.test(version) || files.results ? 'ours' : 'official';
+  // Our engine writes "6.0.17 @ x-loadgen-<version>"; the official one "6.0.17 @ <git rev or NA>".
+  const origin: RunSummary['origin'] = version === null ? 'unknown' : /x-loadgen/i.test(version) || files.results ? 'ours' : 'official';
   const scenario = str(get('effective_scenario')) ?? s?.fields['Scenario'] ?? null;
   const mode = str(get('effective_test_mode')) ?? s?.fields['Mode'] ?? null;
   const validity = str(get('result_validity'));
