@@ -122,10 +122,6 @@ export function registerAccuracyCommand(program: Command): void {
     .option('--output <path>', 'where to write the report', 'accuracy.json')
     .option('--keep-samples', 'write every decoded output and its per-sample scores into the report')
     .option('--json', 'print the report as JSON instead of text')
-    .exitOverride((err) => {
-      // Help and version exit 0; commander has printed any usage error already.
-      process.exit(err.exitCode === 0 ? 0 : ACCURACY_EXIT.usage);
-    })
     .action(async (flags: AccuracyFlags) => {
       process.exitCode = await runAccuracyCommand(flags);
     });

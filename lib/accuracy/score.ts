@@ -58,7 +58,7 @@ export interface ScoreAccuracyOptions {
   keepSamples?: boolean;
 }
 
-export type VerdictStatus = 'PASS' | 'FAIL' | 'UNKNOWN';
+export type AccuracyVerdictStatus = 'PASS' | 'FAIL' | 'UNKNOWN';
 
 export interface MetricVerdict {
   metric: AccuracyMetric;
@@ -70,7 +70,7 @@ export interface MetricVerdict {
   fraction: number;
   /** The value must be <= this, when set. */
   upperLimit?: number;
-  status: VerdictStatus;
+  status: AccuracyVerdictStatus;
   note?: string;
 }
 
@@ -620,4 +620,33 @@ export function formatAccuracyReport(r: AccuracyReport): string {
 
 function fmt(x: number): string {
   return Number.isInteger(x) ? String(x) : String(Number(x.toFixed(6)));
+}
+
+/** The compact form of a report for results.json / report.html (no per-sample data). */
+export interface AccuracySummary {
+  benchmark: string;
+  pass: boolean | null;
+  samples: number;
+  metrics: Record<string, number>;
+  verdicts: Array<Pick<MetricVerdict, 'metric' | 'value' | 'target' | 'upperLimit' | 'status'>>;
+  checksPass: boolean;
+  notes: string[];
+}
+
+export function summarizeAccuracy(r: AccuracyReport): AccuracySummary {
+  return {
+    benchmark: r.benchmark,
+    pass: r.pass,
+    samples: r.log.uniqueSamples,
+    metrics: { ...r.metrics },
+    verdicts: r.verdicts.map((v) => ({
+      metric: v.metric,
+      ...(v.value !== undefined ? { value: v.value } : {}),
+      target: v.target,
+      ...(v.upperLimit !== undefined ? { upperLimit: v.upperLimit } : {}),
+      status: v.status,
+    })),
+    checksPass: r.checks.pass,
+    notes: [...r.notes],
+  };
 }

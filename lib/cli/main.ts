@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Command, CommanderError } from 'commander';
 
+import { registerAccuracyCommand } from '../accuracy/cli.js';
 import { registerReportCommand } from '../report/report-command.js';
 import { registerSimCommand } from '../sim/cli.js';
 import { ExitCode } from './exit-codes.js';
@@ -56,6 +57,7 @@ export function createProgram(): Command {
       });
   }
   registerSimCommand(program);
+  registerAccuracyCommand(program);
   return program;
 }
 
