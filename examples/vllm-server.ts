@@ -27,7 +27,7 @@ const llm = await createLlmSut({
 });
 
 const settings = loadSettings({ model: 'llama3_1-8b', scenario: 'Server' }); // TTFT 2 s, TPOT 100 ms at p99
-settings.serverTargetQps = Number(process.env.TARGET_QPS ?? (sim ? 20 : 10));
+settings.serverTargetQps = Number(process.env.TARGET_QPS ?? (sim ? 50 : 10));
 if (sim) settings.minDurationMs = 10_000;
 if (process.env.MIN_DURATION_MS) settings.minDurationMs = Number(process.env.MIN_DURATION_MS);
 

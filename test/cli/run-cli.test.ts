@@ -82,7 +82,7 @@ describe('results', () => {
 
   test('INVALID (an impossible first-token bound via --set) exits 1', async () => {
     const out = join(dir, 'invalid');
-    const r = await runCli(cli, ['run', '--scenario', 'Server', '--target-qps', '20', ...QUICK, '--set', 'ttft_latency=0.001', '--output-dir', out], dir);
+    const r = await runCli(cli, ['run', '--scenario', 'Server', '--target-qps', '20', ...QUICK, '--set', 'min_query_count=20', '--set', 'ttft_latency=0.001', '--output-dir', out], dir);
     expect(r.code, explain(r)).toBe(1);
     expect(r.stdout).toMatch(/^Result: INVALID/);
     expect(results(out).verdict.status).toBe('INVALID');
