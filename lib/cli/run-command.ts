@@ -197,7 +197,16 @@ export function formatSummary(record: RunRecord, files: string[]): string {
   if (r.tokensPerSecond !== null) lines.push(`  tokens per second: ${r.tokensPerSecond.toFixed(1)}`);
   if (r.ttft) lines.push(`  TTFT p99: ${ms(r.ttft.p99)}   TPOT p99: ${ms(r.tpot?.p99)}`);
   if (r.latency) lines.push(`  latency p50: ${ms(r.latency.p50)}   p99: ${ms(r.latency.p99)}`);
+  if (r.peakTargetQps !== null) lines.push(`  peak target QPS: ${r.peakTargetQps.toFixed(2)}`);
   for (const reason of r.invalidReasons) lines.push(`  why INVALID: ${reason.trim()}`);
+  if (r.criteria?.earlyStoppingMet === false && r.earlyStopping) {
+    const es = r.earlyStopping;
+    for (const [what, text] of [['', es.text], [' (TTFT)', es.ttftText], [' (TPOT)', es.tpotText]] as const) {
+      // The summary's bullet lines, folded into one.
+      const flat = text.replace(/\s*\*\s*/g, ' ').replace(/\s+/g, ' ').trim();
+      if (flat) lines.push(`  early stopping${what}: ${flat}`);
+    }
+  }
   if (r.criteria && r.valid === false) {
     const failed = Object.entries(r.criteria).filter(([, v]) => v === false).map(([k]) => k);
     if (failed.length) lines.push(`  criteria not met: ${failed.join(', ')}`);

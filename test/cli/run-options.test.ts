@@ -11,7 +11,8 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { configKeys, mergeFlags, readConfigFile, type RunFlags } from '../../lib/cli/config-file.js';
 import { UsageError } from '../../lib/cli/errors.js';
 import { createProgressPrinter, formatDuration, formatProgress } from '../../lib/cli/progress.js';
-import { DEFAULT_OUTPUT_DIR, parseSynthetic, planRun, redactArgv, registerRunCommand } from '../../lib/cli/run-command.js';
+import { DEFAULT_OUTPUT_DIR, exitCodeOf, formatSummary, parseSynthetic, planRun, redactArgv, registerRunCommand } from '../../lib/cli/run-command.js';
+import type { RunRecord } from '../../lib/results/run-record.js';
 import { composeSettings, estimateRemainingMs, fillTimeline, GENERIC_LLM_BOUNDS, SIMULATED_RUN_DEFAULTS, splitConcurrency } from '../../lib/run/run-benchmark.js';
 import { defaultTestSettings, type TestSettings } from '../../lib/settings.js';
 import type { SampleTiming } from '../../lib/sut/types.js';
@@ -388,5 +389,73 @@ describe('pieces', () => {
     const points = [1000, 2000, 3000].map((tMs) => ({ tMs, issuedSamples: 0, completedSamples: 0, inFlight: 0, outputTokens: 0, errors: 0 }));
     fillTimeline(points, 5e9, [t(5e9 + 0.5e9, 10, true), t(5e9 + 1.5e9, 0, false), t(5e9 + 1.9e9, 5, true), t(NaN, 0, false)]);
     expect(points.map((p) => [p.outputTokens, p.errors])).toEqual([[10, 0], [15, 1], [15, 1]]);
+  });
+});
+
+describe('exit codes and the summary', () => {
+  const record = (result: Record<string, unknown>, sut: Record<string, unknown> | null = null): RunRecord =>
+    ({
+      result: {
+        scenario: 'Server',
+        mode: 'PerformanceOnly',
+        valid: true,
+        aborted: false,
+        abortReason: null,
+        invalidReasons: [],
+        criteria: { perfConstraintsMet: true, minDurationMet: true, minQueriesMet: true, earlyStoppingMet: true },
+        metric: { name: 'completed samples per second', value: 49.5, unit: 'samples/s' },
+        tokensPerSecond: 1500,
+        ttft: { p99: 12_000_000 },
+        tpot: { p99: 4_500_000 },
+        latency: { p50: 1.4e8, p99: 1.5e8 },
+        peakTargetQps: null,
+        earlyStopping: null,
+        counts: { samples: 500, tokens: 16000 },
+        ...result,
+      },
+      sut,
+      benchmark: null,
+      simulated: true,
+      outdir: '/out',
+      endpoints: [],
+    }) as unknown as RunRecord;
+  const sut = (issued: number, failed: number) => ({ samples: { issued, completed: issued, failed, retried: 0 }, errorKinds: failed ? { refused: failed } : {} });
+
+  test('0 VALID, 1 INVALID, 3 every request failed, 4 aborted otherwise, 130 Ctrl-C', () => {
+    expect(exitCodeOf(record({}), false)).toBe(0);
+    expect(exitCodeOf(record({ valid: null, mode: 'AccuracyOnly' }), false)).toBe(0);
+    expect(exitCodeOf(record({ valid: false }), false)).toBe(1);
+    expect(exitCodeOf(record({ valid: false }, sut(10, 3)), false)).toBe(1);
+    expect(exitCodeOf(record({ valid: false }, sut(10, 10)), false)).toBe(3);
+    expect(exitCodeOf(record({ aborted: true, abortReason: 'an adapter worker thread failed' }), false)).toBe(4);
+    expect(exitCodeOf(record({ aborted: true, abortReason: 'SIGINT' }), false)).toBe(130);
+    expect(exitCodeOf(record({}), true)).toBe(130);
+  });
+
+  test('the summary says the verdict, the figures, why INVALID and where the files are', () => {
+    const ok = formatSummary(record({}), ['/out/results.json']);
+    expect(ok).toMatch(/^Result: VALID\n/);
+    expect(ok).toContain('TTFT p99: 12.0 ms   TPOT p99: 4.50 ms');
+    expect(ok).toContain('    /out/results.json');
+    const bad = formatSummary(
+      record(
+        {
+          valid: false,
+          invalidReasons: [' * Reduce target QPS to improve latency.'],
+          criteria: { perfConstraintsMet: false, minDurationMet: true, minQueriesMet: true, earlyStoppingMet: false },
+          earlyStopping: { text: '', ttftText: ' * Run unsuccessful.\n * Processed 10 queries.', tpotText: '' },
+          peakTargetQps: 12.5,
+        },
+        sut(10, 2),
+      ),
+      [],
+    );
+    expect(bad).toMatch(/^Result: INVALID/);
+    expect(bad).toContain('peak target QPS: 12.50');
+    expect(bad).toContain('why INVALID: * Reduce target QPS');
+    expect(bad).toContain('criteria not met: perfConstraintsMet, earlyStoppingMet');
+    expect(bad).toContain('early stopping (TTFT): Run unsuccessful. Processed 10 queries.');
+    expect(bad).toContain('requests: 2 failed, 0 retried (refused 2)');
+    expect(formatSummary(record({ aborted: true, abortReason: 'SIGINT' }), [])).toMatch(/^Result: ABORTED \(SIGINT\)/);
   });
 });
