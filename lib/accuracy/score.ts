@@ -11,7 +11,7 @@ import { accuracyTarget, targetValue, ACCURACY_TARGETS, type AccuracyMetric, typ
 import { runTest06, type Test06Report } from './test06.js';
 import { loadTokenizer, type Detokenizer } from './tokenizer.js';
 import { openDataset } from '../dataset/open.js';
-import { DatasetError } from '../dataset/types.js';
+import { DatasetError, type Dataset } from '../dataset/types.js';
 
 /** Bad input to scoreAccuracy (unknown benchmark, dataset too short, ...): the message says what to fix. */
 export class AccuracyInputError extends Error {
@@ -32,8 +32,14 @@ export interface InlineReferences {
 export interface ScoreAccuracyOptions {
   /** mlperf_log_accuracy.json path, or a log already read. */
   log: string | AccuracyLog;
-  /** Dataset file (JSON, JSONL, Parquet) or the references themselves. */
-  dataset: string | InlineReferences;
+  /**
+   * Dataset file (JSON, JSONL, Parquet), the references themselves, or a
+   * Dataset already open (its prompts' `reference`; categories then come
+   * from `categories`).
+   */
+  dataset: string | InlineReferences | Dataset;
+  /** Source dataset per sample index, when `dataset` is a Dataset object. */
+  categories?: readonly string[];
   /** tokenizer.json path (or its directory), or a loaded tokenizer. */
   tokenizer: string | Detokenizer;
   /** Benchmark whose scoring and targets apply (default llama3.1-8b). */
@@ -161,11 +167,30 @@ async function openReferences(path: string, spec: BenchmarkAccuracy, refCol: str
 }
 
 async function loadReferences(
-  dataset: string | InlineReferences,
+  dataset: string | InlineReferences | Dataset,
   spec: BenchmarkAccuracy,
   options: ScoreAccuracyOptions,
 ): Promise<{ refs: readonly string[]; cats?: readonly string[]; info: AccuracyReport['dataset'] }> {
+  if (typeof dataset === 'object' && dataset !== null && typeof (dataset as Dataset).prompt === 'function') {
+    const ds = dataset as Dataset;
+    const refs: string[] = new Array(ds.size);
+    for (let i = 0; i < ds.size; i++) {
+      const r = ds.prompt(i).reference;
+      if (r === undefined) throw new AccuracyInputError(`dataset '${ds.name}': sample ${i} has no reference (map the reference column)`);
+      refs[i] = typeof r === 'string' ? r : r.join(' ');
+    }
+    if (options.categories && options.categories.length !== ds.size) {
+      throw new AccuracyInputError('categories must have one entry per dataset sample');
+    }
+    const path = (ds as { path?: unknown }).path;
+    return {
+      refs,
+      ...(options.categories ? { cats: options.categories } : {}),
+      info: { ...(typeof path === 'string' ? { path } : {}), size: ds.size },
+    };
+  }
   if (typeof dataset !== 'string') {
+    dataset = dataset as InlineReferences;
     if (!Array.isArray(dataset.references)) throw new AccuracyInputError('dataset.references must be an array of strings');
     if (dataset.categories && dataset.categories.length !== dataset.references.length) {
       throw new AccuracyInputError('dataset.categories must have one entry per reference');

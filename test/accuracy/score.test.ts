@@ -290,3 +290,51 @@ describe('loadgen accuracy: usage and input errors exit 2 with a message, no sta
     expect(text).toMatch(/First token check pass: True/);
   });
 });
+
+describe('dataset inputs and the registered command', () => {
+  it('takes an open Dataset (as `loadgen run` has one) and a mixtral file with a category column', async () => {
+    const dir = tempDir();
+    const tokenizer = wordLevelTokenizer(dir, range(0, 8), (k) => `w${k}`);
+    const log = writeLog(join(dir, 'log.json'), [
+      { seq: 0, qsl: 0, ids: [1, 2] },
+      { seq: 1, qsl: 1, ids: [5] },
+      { seq: 2, qsl: 2, ids: [3] },
+    ]);
+    const ds = { name: 'mem', size: 3, prompt: (i: number) => ({ text: `q${i}`, reference: ['w1 w2', 'w5', 'w4'][i]! }) };
+    const r = await scoreAccuracy({ log, dataset: ds, tokenizer });
+    // Samples 0 and 1 match exactly, sample 2 shares nothing: ROUGE-1 = 2/3.
+    expect(r.metrics.rouge1).toBe(66.6667);
+
+    const file = join(dir, 'mixtral.jsonl');
+    const rows = [
+      { input: 'q0', dataset: 'OpenOrca', gt_output: 'w1 w2' },
+      { input: 'q1', dataset: 'GSM8K', gt_output: '5' },
+      { input: 'q2', dataset: 'MBXP', gt_output: 'tests' },
+    ];
+    writeFileSync(file, rows.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const numTok = wordLevelTokenizer(tempDir(), range(0, 8), (k) => (k === 5 ? 'The answer is 5' : `w${k}`));
+    const m = await scoreAccuracy({ log, dataset: file, tokenizer: numTok, benchmark: 'mixtral-8x7b' });
+    expect(m.dataset).toMatchObject({ size: 3, referenceColumn: 'gt_output', categoryColumn: 'dataset' });
+    expect(m.metrics).toMatchObject({ rouge1: 100, gsm8k: 100, gen_num: 3, gen_tok_len: 4, tokens_per_sample: 1.3 });
+    expect(m.categories).toEqual({ OpenOrca: { samples: 1 }, GSM8K: { samples: 1, correct: 1 }, MBXP: { samples: 1 } });
+  });
+
+  it('`loadgen accuracy` through main(): usage errors exit 2', async () => {
+    const { main } = await import('../../lib/cli/main.js');
+    const errWrite = process.stderr.write.bind(process.stderr);
+    let err = '';
+    process.stderr.write = ((chunk: string) => ((err += chunk), true)) as typeof process.stderr.write;
+    try {
+      await main(['node', 'loadgen', 'accuracy', '--bogus']);
+      expect(process.exitCode).toBe(2);
+      process.exitCode = undefined;
+      await main(['node', 'loadgen', 'accuracy', '--log', 'x.json']);
+      expect(process.exitCode).toBe(2);
+    } finally {
+      process.stderr.write = errWrite;
+      process.exitCode = undefined;
+    }
+    expect(err).toMatch(/unknown option '--bogus'/);
+    expect(err).toMatch(/missing --dataset, --tokenizer/);
+  });
+});
