@@ -6,7 +6,7 @@ import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { native } from '../binding.js';
-import { openDataset, type OpenDatasetOptions } from '../dataset/open.js';
+import { openDataset, type LoadedDataset, type OpenDatasetOptions } from '../dataset/open.js';
 import { DATASET_PRESETS, presetKey } from '../dataset/presets.js';
 import { syntheticDataset, type SyntheticOptions } from '../dataset/synthetic.js';
 import { DatasetError, type Dataset } from '../dataset/types.js';
@@ -217,7 +217,11 @@ function isDataset(d: unknown): d is Dataset {
 
 async function buildDataset(o: RunBenchmarkOptions, log: (m: string) => void): Promise<{ dataset: Dataset; path: string | null; preset: string | null }> {
   const d = o.dataset;
-  if (isDataset(d)) return { dataset: d, path: null, preset: null };
+  if (isDataset(d)) {
+    // An opened file keeps its path and preset in the record.
+    const opened = d as Partial<LoadedDataset>;
+    return { dataset: d, path: typeof opened.path === 'string' ? resolve(opened.path) : null, preset: opened.preset?.name ?? null };
+  }
   if (d === undefined || 'synthetic' in d) {
     const spec = d && 'synthetic' in d ? d.synthetic : SYNTHETIC_DEFAULTS;
     const ds = syntheticDataset({ name: 'synthetic', ...spec });

@@ -210,6 +210,30 @@ describe('Ctrl-C', () => {
   });
 });
 
+describe('Ctrl-C before the test', () => {
+  test('while the endpoint is being probed: exit 130 at once', async () => {
+    // A server that accepts connections and never answers: the probe waits.
+    const sockets: import('node:net').Socket[] = [];
+    const silent = createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    const s = spawnCli(cli, ['run', '--scenario', 'Server', '--endpoint', url, '--output-dir', join(dir, 'sigint-setup')], dir);
+    const killer = setTimeout(() => s.child.kill('SIGKILL'), 30_000);
+    try {
+      await s.waitStderr(/dataset: synthetic/);
+      while (sockets.length === 0) await new Promise((r) => setTimeout(r, 20));
+      s.child.kill('SIGINT');
+      const r = await s.done;
+      expect(r.code, explain(r)).toBe(130);
+      expect(r.stderr).toMatch(/interrupted/);
+    } finally {
+      clearTimeout(killer);
+      for (const k of sockets) k.destroy();
+      silent.close();
+    }
+  });
+});
+
 describe('bad input: exit 2, a clear message, no stack trace', () => {
   let badRows: string;
   let fileInTheWay: string;
