@@ -470,6 +470,8 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       result = await startTest(llm.sut, llm.qsl, settings, { outdir }, { handleSigint: options.handleSigint !== false });
     } catch (err) {
       if (err instanceof TestAbortedError) result = err.result;
+      // A prompt the API cannot take (found while building request bodies) is the user's input.
+      else if (err instanceof DatasetError) throw new UsageError(err.message);
       else if (err && typeof err === 'object' && 'result' in err && (err as { result?: TestResult }).result) {
         // A callback threw: the logs are written; report it with the record.
         log(`error: ${String((err as { message?: unknown }).message)}`);

@@ -286,6 +286,7 @@ describe('bad input: exit 2, a clear message, no stack trace', () => {
     ['negative workers', () => ['run', '--scenario', 'Server', '--workers', '-2'], /--workers must be an integer >= 0/],
     ['output dir is a file', () => ['run', '--scenario', 'Server', '--output-dir', fileInTheWay], /output directory .*not-a-dir/],
     ['find-peak on Offline', () => ['run', '--scenario', 'Offline', '--mode', 'find-peak'], /find-peak mode needs the Server scenario/],
+    ['token-id prompts on the chat API', () => ['run', '--scenario', 'Offline', '--api', 'chat', '--synthetic-samples', '4', '--output-dir', join(dir, 'chat')], /the chat API needs a text or messages prompt/],
     ['simulator options that do not exist', () => ['run', '--config', writeText(dir, 'sim.yaml', 'scenario: Server\nsimulator: { decodeSteps: 3 }\n')], /simulator: .*decodeSteps/],
   ];
 

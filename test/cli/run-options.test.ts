@@ -130,6 +130,10 @@ describe('bad flags are usage errors', () => {
     expect(() => planRun(flags)).toThrow(message);
   });
 
+  test("the config file's simulator options need the simulator", () => {
+    expect(() => planRun({ scenario: 'Server', endpoint: ['http://a:1'], simulator: { flavor: 'vllm' } })).toThrow(/'simulator' options apply only without endpoints/);
+  });
+
   test('commander refuses non-numbers and unknown flags', async () => {
     await expect(parse(['--target-qps', 'fast'])).rejects.toThrow(/expected a number/);
     await expect(parse(['--limit', '2.5'])).rejects.toThrow(/expected an integer/);
