@@ -1,6 +1,9 @@
 // Sentence splitting as nltk.sent_tokenize does it (the Punkt algorithm of
-// Kiss & Strunk 2006, in NLTK 3.9/3.10's formulation), used by MLPerf's ROUGE
-// scripts to put one sentence per line before ROUGE-Lsum.
+// Kiss & Strunk 2006, in NLTK's formulation), used by MLPerf's ROUGE scripts
+// to put one sentence per line before ROUGE-Lsum. By default the language
+// rules of NLTK 3.8.1, the version MLPerf's llama3.1-8b requirements pin;
+// `unicodeQuotes: true` gives NLTK 3.9+'s, where curly quotes and guillemets
+// end words and move back onto the sentence they close like ASCII quotes.
 //
 // The decision procedure is reproduced step by step: candidate ends are
 // '.', '?' and '!' followed by punctuation or by whitespace and a token; the
@@ -29,6 +32,8 @@ export interface PunktParameters {
   sentStarters: ReadonlySet<string>;
   /** Orthographic context flags per lower-case type (see ORTHO_*). */
   orthoContext: ReadonlyMap<string, number>;
+  /** NLTK 3.9+ rules: curly quotes and guillemets count as ASCII quotes (default false: NLTK 3.8.1). */
+  unicodeQuotes?: boolean;
 }
 
 export const ORTHO_BEG_UC = 1 << 1;
@@ -47,16 +52,33 @@ const ORTHO_LC = ORTHO_BEG_LC | ORTHO_MID_LC | ORTHO_UNK_LC;
 const WS = '[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 const NWS = WS.replace('[', '[^');
 
-// Characters that end a word token and cannot be inside one.
-const NON_WORD = `[)";}\\]*:@'({[\\u2018\\u2019\\u201c\\u201d\\u00ab\\u00bb!?]`;
-const MULTI_CHAR = `(?:-{2,}|\\.{2,}|(?:\\.${WS}){2,}\\.)`;
-const WORD_START = `[^("\`{\\[:;&#*@)}\\]\\-,]`;
-const WORD_RE = new RegExp(
-  `${MULTI_CHAR}|(?=${WORD_START})${NWS}+?(?=${WS}|$|${NON_WORD}|${MULTI_CHAR}|,(?=$|${WS}|${NON_WORD}|${MULTI_CHAR}))|${NWS}`,
-  'gu',
-);
-const PERIOD_CONTEXT_RE = new RegExp(`[.?!](?=(${NON_WORD}|${WS}+(${NWS}+)))`, 'gu');
-const REALIGN_RE = new RegExp(`^["')\\]}\\u2018\\u2019\\u201c\\u201d\\u00ab\\u00bb]+?(?:${WS}+|(?=--)|(?=\\n)|$)`, 'u');
+const CURLY = '\\u2018\\u2019\\u201c\\u201d\\u00ab\\u00bb';
+
+interface LangRegexes {
+  word: RegExp;
+  periodContext: RegExp;
+  realign: RegExp;
+}
+
+function langRegexes(unicodeQuotes: boolean): LangRegexes {
+  const q = unicodeQuotes ? CURLY : '';
+  // Characters that end a word token and cannot be inside one.
+  const nonWord = `[)";}\\]*:@'({[${q}!?]`;
+  const multiChar = `(?:-{2,}|\\.{2,}|(?:\\.${WS}){2,}\\.)`;
+  const wordStart = `[^("\`{\\[:;&#*@)}\\]\\-,]`;
+  return {
+    word: new RegExp(
+      `${multiChar}|(?=${wordStart})${NWS}+?(?=${WS}|$|${nonWord}|${multiChar}|,(?=$|${WS}|${nonWord}|${multiChar}))|${NWS}`,
+      'gu',
+    ),
+    periodContext: new RegExp(`[.?!](?=(${nonWord}|${WS}+(${NWS}+)))`, 'gu'),
+    realign: new RegExp(`^["')\\]}${q}]+?(?:${WS}+|(?=--)|(?=\\n)|$)`, 'u'),
+  };
+}
+
+const LANG_381 = langRegexes(false);
+const LANG_UNICODE = langRegexes(true);
+const lang = (p: PunktParameters): LangRegexes => (p.unicodeQuotes ? LANG_UNICODE : LANG_381);
 
 const RE_ELLIPSIS = /^\.\.+$/u;
 const RE_NUMERIC = /^-?[.,]?\p{Nd}[\p{Nd},.-]*\.?$/u;
@@ -104,11 +126,12 @@ function firstLower(t: Tok): boolean {
 }
 
 /** Punkt's word tokens of a text, line by line. */
-export function punktWords(text: string): string[] {
+export function punktWords(text: string, params: PunktParameters = ENGLISH_PUNKT): string[] {
+  const re = lang(params).word;
   const out: string[] = [];
   for (const line of text.split('\n')) {
     if (pyStrip(line).length === 0) continue;
-    for (const m of line.matchAll(WORD_RE)) out.push(m[0]);
+    for (const m of line.matchAll(re)) out.push(m[0]);
   }
   return out;
 }
@@ -174,7 +197,7 @@ function secondPass(t1: Tok, t2: Tok, p: PunktParameters): void {
 
 /** True when some token other than the last ends a sentence. */
 function containsSentbreak(context: string, p: PunktParameters): boolean {
-  const toks = punktWords(context).map(makeTok);
+  const toks = punktWords(context, p).map(makeTok);
   for (const t of toks) firstPass(t, p);
   for (let i = 0; i < toks.length; i++) {
     const next = toks[i + 1];
@@ -203,7 +226,7 @@ interface Candidate {
   context: string;
 }
 
-function* candidates(text: string): Generator<Candidate> {
+function* candidates(text: string, params: PunktParameters): Generator<Candidate> {
   let prevSliceStart = 0;
   let prevSliceStop = 0;
   let prev: Omit<Candidate, 'context'> | undefined;
@@ -211,7 +234,7 @@ function* candidates(text: string): Generator<Candidate> {
     ...c,
     context: text.slice(s, e) + text[c.start] + c.afterTok,
   });
-  for (const m of text.matchAll(PERIOD_CONTEXT_RE)) {
+  for (const m of text.matchAll(lang(params).periodContext)) {
     const start = m.index;
     const before = text.slice(prevSliceStop, start);
     let wordStart = lastWhitespaceIndex(before);
@@ -232,7 +255,7 @@ function* candidates(text: string): Generator<Candidate> {
 export function sentenceSpans(text: string, params: PunktParameters = ENGLISH_PUNKT): Array<[number, number]> {
   const slices: Array<[number, number]> = [];
   let lastBreak = 0;
-  for (const c of candidates(text)) {
+  for (const c of candidates(text, params)) {
     if (!containsSentbreak(c.context, params)) continue;
     slices.push([lastBreak, c.end]);
     lastBreak = c.nextTokStart ?? c.end;
@@ -249,7 +272,7 @@ export function sentenceSpans(text: string, params: PunktParameters = ENGLISH_PU
       if (s1[1] > s1[0]) out.push(s1);
       continue;
     }
-    const m = REALIGN_RE.exec(text.slice(s2[0], Math.max(s2[0], s2[1])));
+    const m = lang(params).realign.exec(text.slice(s2[0], Math.max(s2[0], s2[1])));
     if (m) {
       out.push([s1[0], s2[0] + pyRstrip(m[0]).length]);
       realign = m[0].length;
@@ -293,8 +316,10 @@ export function punktParameters(init: {
   collocations?: Iterable<readonly [string, string]>;
   sentStarters?: Iterable<string>;
   orthoContext?: Iterable<readonly [string, number]>;
+  unicodeQuotes?: boolean;
 }): PunktParameters {
   return {
+    ...(init.unicodeQuotes ? { unicodeQuotes: true } : {}),
     abbrevTypes: new Set(init.abbrevTypes ?? []),
     collocations: new Set([...(init.collocations ?? [])].map(([a, b]) => `${a} ${b}`)),
     sentStarters: new Set(init.sentStarters ?? []),
