@@ -528,6 +528,9 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
       : options.tokenizer;
 
   const { refs, cats, info } = await loadReferences(options.dataset, spec, options);
+  if (info.referenceColumn !== undefined && options.referenceColumn === undefined && info.referenceColumn !== spec.referenceColumn) {
+    notes.push(`references read from column '${info.referenceColumn}'; ${spec.name}'s script scores against '${spec.referenceColumn}'`);
+  }
   const { entries: unique, duplicates } = dedupByQslIdx(log.entries);
   const beyond = unique.filter((e) => e.qslIdx >= refs.length);
   if (beyond.length > 0 && spec.method !== 'deepseek-r1' && spec.method !== 'gpt-oss') {
