@@ -16,16 +16,16 @@ function rate(v: number): string {
   return v >= 100 ? v.toFixed(0) : v.toFixed(1);
 }
 
-/** One progress line: issued, completed, QPS, tokens/s, errors, elapsed, remaining. */
+/** One progress line (fits 80 columns): issued, completed, samples/s, tokens/s, errors, elapsed, time left. */
 export function formatProgress(p: RunProgress): string {
   const parts = [
     `issued ${p.issued}`,
-    `completed ${p.completed}`,
-    `${rate(p.qps)} samples/s`,
-    p.tokensPerSecond !== null ? `${rate(p.tokensPerSecond)} tok/s` : 'tok/s -',
-    `errors ${p.errors ?? 0}`,
-    `elapsed ${formatDuration(p.elapsedMs)}`,
-    p.remainingMs !== null ? `left ~${formatDuration(p.remainingMs)}` : 'left ?',
+    `done ${p.completed}`,
+    `${rate(p.qps)}/s`,
+    p.tokensPerSecond !== null ? `${rate(p.tokensPerSecond)} tok/s` : '- tok/s',
+    `${p.errors ?? 0} errors`,
+    formatDuration(p.elapsedMs),
+    p.remainingMs !== null ? `~${formatDuration(p.remainingMs)} left` : '? left',
   ];
   return parts.join('  ');
 }

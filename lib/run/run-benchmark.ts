@@ -408,7 +408,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     const timeline: TimelinePoint[] = [];
     const interval = 1000;
     let startNs: number | null = null;
-    let lastReport: { atMs: number; tokens: number; errors: number } | null = null;
+    let lastReport: { atMs: number; tokens: number; errors: number; completed: number } | null = null;
     let prevReport: { atMs: number; tokens: number } | null = null;
     let reportEveryMs = 2000;
     let reportBusy = false;
@@ -425,7 +425,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
           reportEveryMs = Math.max(2000, cost * 100);
           const tokens = r.endpoints.reduce((a, e) => a + e.outputTokens, 0);
           prevReport = lastReport;
-          lastReport = { atMs, tokens, errors: r.samples.failed };
+          lastReport = { atMs, tokens, errors: r.samples.failed, completed: r.samples.completed - r.samples.failed };
         })
         .catch(() => undefined)
         .finally(() => {
@@ -443,13 +443,18 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       while (window.length > 6) window.shift();
       const w0 = window[0];
       const qps = window.length > 1 && elapsedMs > w0.t ? ((p.completedSamples - w0.completed) * 1000) / (elapsedMs - w0.t) : 0;
-      if (elapsedMs >= nextReportAt) {
+      // Ticks come about 1 s apart: a little slack keeps a 2 s period from becoming 3 s.
+      if (elapsedMs + 100 >= nextReportAt) {
         nextReportAt = elapsedMs + reportEveryMs;
         askAdapter(elapsedMs);
       }
-      const lr = lastReport as { atMs: number; tokens: number; errors: number } | null;
+      const lr = lastReport as { atMs: number; tokens: number; errors: number; completed: number } | null;
       const pr = prevReport as { atMs: number; tokens: number } | null;
-      const tps = lr && pr && lr.atMs > pr.atMs ? ((lr.tokens - pr.tokens) * 1000) / (lr.atMs - pr.atMs) : null;
+      // Between two adapter reports: their token rate; after the first: the
+      // current sample rate times the tokens per completed sample so far.
+      let tps: number | null = null;
+      if (lr && pr && lr.atMs > pr.atMs) tps = ((lr.tokens - pr.tokens) * 1000) / (lr.atMs - pr.atMs);
+      else if (lr && lr.completed > 0) tps = qps * (lr.tokens / lr.completed);
       options.onProgress?.({
         elapsedMs,
         issued: p.issuedSamples,

@@ -191,7 +191,7 @@ describe('Ctrl-C', () => {
     const s = spawnCli(cli, ['run', '--scenario', 'Server', '--target-qps', '20', '--set', 'min_duration=60000', '--synthetic-samples', '32', '--output-dir', out], dir);
     const killer = setTimeout(() => s.child.kill('SIGKILL'), 60_000);
     try {
-      await s.waitStderr(/progress: issued/);
+      await s.waitStderr(/progress: issued/);  // the first plain progress line: the test is running
       s.child.kill('SIGINT');
       const r = await s.done;
       expect(r.code, explain(r)).toBe(130);

@@ -360,8 +360,8 @@ describe('pieces', () => {
 
   test('progress lines', () => {
     const p = { elapsedMs: 65_000, issued: 100, completed: 90, inFlight: 10, qps: 49.84, tokensPerSecond: 1500.4, errors: 2, remainingMs: 5_000 };
-    expect(formatProgress(p)).toBe('issued 100  completed 90  49.8 samples/s  1500 tok/s  errors 2  elapsed 1:05  left ~0:05');
-    expect(formatProgress({ ...p, tokensPerSecond: null, errors: null, remainingMs: null })).toContain('tok/s -  errors 0');
+    expect(formatProgress(p)).toBe('issued 100  done 90  49.8/s  1500 tok/s  2 errors  1:05  ~0:05 left');
+    expect(formatProgress({ ...p, tokensPerSecond: null, errors: null, remainingMs: null })).toBe('issued 100  done 90  49.8/s  - tok/s  0 errors  1:05  ? left');
     expect(formatDuration(3_723_000)).toBe('1:02:03');
 
     const written: string[] = [];
