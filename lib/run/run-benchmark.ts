@@ -333,6 +333,92 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * Samples the running test once a tick: the engine's counters (cheap) for
+ * the timeline and the progress line, and the adapter's figures (tokens,
+ * failures) less often, so that asking for them costs ~1% of the main thread.
+ */
+class ProgressSampler {
+  readonly timeline: TimelinePoint[] = [];
+  /** The test's start on the engine's clock (ns), once known. */
+  startNs: number | null = null;
+  private last: { atMs: number; tokens: number; errors: number; completed: number } | null = null;
+  private prev: { atMs: number; tokens: number } | null = null;
+  private reportEveryMs = 2000;
+  private nextReportAt = 0;
+  private busy = false;
+  private readonly window: { t: number; completed: number }[] = [];
+  private callbackFailed = false;
+
+  constructor(
+    private readonly llm: LlmSut,
+    private readonly settings: TestSettings,
+    private readonly datasetSize: number,
+    private readonly onProgress: ((p: RunProgress) => void) | undefined,
+    private readonly log: (m: string) => void,
+  ) {}
+
+  private askAdapter(atMs: number): void {
+    if (this.busy) return;
+    this.busy = true;
+    const t0 = performance.now();
+    this.llm
+      .report()
+      .then((r) => {
+        this.reportEveryMs = Math.max(2000, (performance.now() - t0) * 100);
+        this.prev = this.last;
+        const tokens = r.endpoints.reduce((a, e) => a + e.outputTokens, 0);
+        this.last = { atMs, tokens, errors: r.samples.failed, completed: r.samples.completed - r.samples.failed };
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.busy = false;
+      });
+  }
+
+  tick(): void {
+    const p = native.progress();
+    if (!p.running) return;
+    const elapsedMs = p.elapsedNs / 1e6;
+    this.startNs ??= native.nowNs() - p.elapsedNs;
+    const inFlight = p.issuedSamples - p.completedSamples;
+    this.timeline.push({ tMs: Math.round(elapsedMs), issuedSamples: p.issuedSamples, completedSamples: p.completedSamples, inFlight, outputTokens: this.last?.tokens ?? 0, errors: this.last?.errors ?? 0 });
+    // The sample rate over the last ~5 ticks.
+    this.window.push({ t: elapsedMs, completed: p.completedSamples });
+    if (this.window.length > 6) this.window.shift();
+    const w0 = this.window[0];
+    const qps = this.window.length > 1 && elapsedMs > w0.t ? ((p.completedSamples - w0.completed) * 1000) / (elapsedMs - w0.t) : 0;
+    // Ticks come about 1 s apart: a little slack keeps a 2 s period from becoming 3 s.
+    if (elapsedMs + 100 >= this.nextReportAt) {
+      this.nextReportAt = elapsedMs + this.reportEveryMs;
+      this.askAdapter(elapsedMs);
+    }
+    // Between two adapter reports: their token rate; after the first: the
+    // current sample rate times the tokens per completed sample so far.
+    const { last, prev } = this;
+    let tps: number | null = null;
+    if (last && prev && last.atMs > prev.atMs) tps = ((last.tokens - prev.tokens) * 1000) / (last.atMs - prev.atMs);
+    else if (last && last.completed > 0) tps = qps * (last.tokens / last.completed);
+    if (!this.onProgress || this.callbackFailed) return;
+    try {
+      this.onProgress({
+        elapsedMs,
+        issued: p.issuedSamples,
+        completed: p.completedSamples,
+        inFlight,
+        qps,
+        tokensPerSecond: tps,
+        errors: last ? last.errors : null,
+        remainingMs: estimateRemainingMs(this.settings, this.datasetSize, { elapsedMs, issued: p.issuedSamples, completed: p.completedSamples, qps }),
+      });
+    } catch (err) {
+      // A failing progress callback must not end the run.
+      this.callbackFailed = true;
+      this.log(`warning: the progress callback threw (${(err as Error).message}); no more progress reports`);
+    }
+  }
+}
+
 /** Runs one benchmark end to end and returns its record (aborted runs too: see record.result.aborted). */
 export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRecord> {
   if (!options || typeof options !== 'object') throw new UsageError('runBenchmark: options must be an object');
@@ -403,73 +489,10 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     const endpointInfo: RunEndpointInfo[] = probes.map((p) => ({ url: p.url, backend: llm!.backend, api: llm!.api, model: llm!.model, serverVersion: p.version }));
     log(`sut: ${llm.backend} ${llm.api} API, model '${llm.model}', ${probes.length} endpoint${probes.length > 1 ? 's' : ''} (${probes.filter((p) => p.healthy).length} healthy), token ids from ${llm.capabilities.tokenSource}`);
 
-    // Progress: engine counters once a second; adapter figures (tokens,
-    // errors) less often when asking for them gets expensive.
-    const timeline: TimelinePoint[] = [];
-    const interval = 1000;
-    let startNs: number | null = null;
-    let lastReport: { atMs: number; tokens: number; errors: number; completed: number } | null = null;
-    let prevReport: { atMs: number; tokens: number } | null = null;
-    let reportEveryMs = 2000;
-    let reportBusy = false;
-    const window: { t: number; completed: number }[] = [];
-    const askAdapter = (atMs: number): void => {
-      if (reportBusy || !llm) return;
-      reportBusy = true;
-      const t0 = performance.now();
-      llm
-        .report()
-        .then((r) => {
-          const cost = performance.now() - t0;
-          // Keep the adapter's share of the main thread near 1%.
-          reportEveryMs = Math.max(2000, cost * 100);
-          const tokens = r.endpoints.reduce((a, e) => a + e.outputTokens, 0);
-          prevReport = lastReport;
-          lastReport = { atMs, tokens, errors: r.samples.failed, completed: r.samples.completed - r.samples.failed };
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          reportBusy = false;
-        });
-    };
-    let nextReportAt = 0;
-    const tick = (): void => {
-      const p = native.progress();
-      if (!p.running) return;
-      const elapsedMs = p.elapsedNs / 1e6;
-      startNs ??= native.nowNs() - p.elapsedNs;
-      timeline.push({ tMs: Math.round(elapsedMs), issuedSamples: p.issuedSamples, completedSamples: p.completedSamples, inFlight: p.issuedSamples - p.completedSamples, outputTokens: lastReport?.tokens ?? 0, errors: lastReport?.errors ?? 0 });
-      window.push({ t: elapsedMs, completed: p.completedSamples });
-      while (window.length > 6) window.shift();
-      const w0 = window[0];
-      const qps = window.length > 1 && elapsedMs > w0.t ? ((p.completedSamples - w0.completed) * 1000) / (elapsedMs - w0.t) : 0;
-      // Ticks come about 1 s apart: a little slack keeps a 2 s period from becoming 3 s.
-      if (elapsedMs + 100 >= nextReportAt) {
-        nextReportAt = elapsedMs + reportEveryMs;
-        askAdapter(elapsedMs);
-      }
-      const lr = lastReport as { atMs: number; tokens: number; errors: number; completed: number } | null;
-      const pr = prevReport as { atMs: number; tokens: number } | null;
-      // Between two adapter reports: their token rate; after the first: the
-      // current sample rate times the tokens per completed sample so far.
-      let tps: number | null = null;
-      if (lr && pr && lr.atMs > pr.atMs) tps = ((lr.tokens - pr.tokens) * 1000) / (lr.atMs - pr.atMs);
-      else if (lr && lr.completed > 0) tps = qps * (lr.tokens / lr.completed);
-      options.onProgress?.({
-        elapsedMs,
-        issued: p.issuedSamples,
-        completed: p.completedSamples,
-        inFlight: p.issuedSamples - p.completedSamples,
-        qps,
-        tokensPerSecond: tps,
-        errors: lr ? lr.errors : null,
-        remainingMs: estimateRemainingMs(settings, dataset.size, { elapsedMs, issued: p.issuedSamples, completed: p.completedSamples, qps }),
-      });
-    };
-
+    const sampler = new ProgressSampler(llm, settings, dataset.size, options.onProgress, log);
     const startedAt = new Date().toISOString();
     stage('test');
-    const timer = setInterval(tick, interval);
+    const timer = setInterval(() => sampler.tick(), 1000);
     let result: TestResult;
     try {
       result = await startTest(llm.sut, llm.qsl, settings, { outdir }, { handleSigint: options.handleSigint !== false });
@@ -494,7 +517,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     } catch (err) {
       log(`warning: the adapter report could not be read: ${(err as Error).message}`);
     }
-    fillTimeline(timeline, startNs, report?.timings);
+    fillTimeline(sampler.timeline, sampler.startNs, report?.timings);
 
     const record: RunRecord = {
       tool: { name: '@x/loadgen', version: packageVersion(), engineVersion: native.engineVersion },
@@ -508,7 +531,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       simulated,
       result,
       sut: report,
-      timeline,
+      timeline: sampler.timeline,
       outdir,
     };
     if (options.writeOutputs !== false) await writeRunFiles(record);
