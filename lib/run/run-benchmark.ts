@@ -2,10 +2,10 @@
 // authors: settings (official table + user.conf + overrides) → dataset →
 // the built-in simulator or the given endpoints → createLlmSut → startTest →
 // a complete RunRecord, with the output files written into `outdir`.
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
-import { native } from '../binding.js';
+import { native, packageRoot } from '../binding.js';
 import { openDataset, type LoadedDataset, type OpenDatasetOptions } from '../dataset/open.js';
 import { DATASET_PRESETS, presetKey } from '../dataset/presets.js';
 import { syntheticDataset, type SyntheticOptions } from '../dataset/synthetic.js';
@@ -324,10 +324,10 @@ export async function writeRunFiles(record: RunRecord): Promise<string[]> {
   return (await writeRunOutputs(record)).files;
 }
 
+/** The version in @x/loadgen's package.json. */
 function packageVersion(): string {
   try {
-    // The engine reports "<official version> @ x-loadgen-<ours>".
-    return /x-loadgen-([^\s]+)/.exec(native.engineVersion)?.[1] ?? native.engineVersion;
+    return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
   } catch {
     return 'unknown';
   }
@@ -510,7 +510,8 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     }
     stage('finishing');
     const endedAt = new Date().toISOString();
-    await llm.idle().catch(() => undefined);
+    // After an abort, requests may still be generating: do not wait for them (close() ends them).
+    if (!result.aborted) await llm.idle().catch(() => undefined);
     let report: SutReport | null = null;
     try {
       report = await llm.report();
