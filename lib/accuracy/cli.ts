@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 
 import { AccuracyLogError, TOKEN_DTYPES, type TokenDtype } from './accuracy-log.js';
 import { AccuracyInputError, accuracyBenchmarks, formatAccuracyReport, scoreAccuracy, type AccuracyReport, type ScoreAccuracyOptions } from './score.js';
+import { ENGLISH_PUNKT, loadPunktParameters } from './sentence-split.js';
 import { TokenizerError } from './tokenizer.js';
 import { DatasetError } from '../dataset/types.js';
 
@@ -30,6 +31,8 @@ export interface AccuracyFlags {
   output?: string;
   keepSamples?: boolean;
   json?: boolean;
+  punkt?: string;
+  nltkUnicodeQuotes?: boolean;
 }
 
 export interface AccuracyIo {
@@ -39,7 +42,7 @@ export interface AccuracyIo {
 
 class UsageError extends Error {}
 
-function flagsToOptions(f: AccuracyFlags): ScoreAccuracyOptions {
+async function flagsToOptions(f: AccuracyFlags): Promise<ScoreAccuracyOptions> {
   const missing = (['log', 'dataset', 'tokenizer'] as const).filter((k) => !f[k]);
   if (missing.length > 0) {
     throw new UsageError(`missing ${missing.map((k) => `--${k}`).join(', ')} (usage: loadgen accuracy --log mlperf_log_accuracy.json --dataset <file> --tokenizer tokenizer.json [--benchmark llama3_1-8b])`);
@@ -64,6 +67,15 @@ function flagsToOptions(f: AccuracyFlags): ScoreAccuracyOptions {
   }
   if (f.scenario !== undefined) o.scenario = f.scenario;
   if (f.keepSamples) o.keepSamples = true;
+  if (f.punkt !== undefined) {
+    try {
+      o.punkt = await loadPunktParameters(f.punkt, { unicodeQuotes: f.nltkUnicodeQuotes === true });
+    } catch (err) {
+      throw new UsageError(`--punkt: ${(err as Error).message}`);
+    }
+  } else if (f.nltkUnicodeQuotes) {
+    o.punkt = { ...ENGLISH_PUNKT, unicodeQuotes: true };
+  }
   return o;
 }
 
@@ -76,7 +88,7 @@ export function accuracyExitCode(r: AccuracyReport): number {
 export async function runAccuracyCommand(flags: AccuracyFlags, io: AccuracyIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   let report: AccuracyReport;
   try {
-    report = await scoreAccuracy(flagsToOptions(flags));
+    report = await scoreAccuracy(await flagsToOptions(flags));
   } catch (err) {
     if (
       err instanceof UsageError ||
@@ -120,6 +132,8 @@ export function registerAccuracyCommand(program: Command): void {
     .option('--eos-token-id <n>', "EOS id for the TEST06 EOS check (default: the benchmark's)")
     .option('--scenario <name>', "scenario of the run ('Offline' skips the first-token check)")
     .option('--output <path>', 'where to write the report', 'accuracy.json')
+    .option('--punkt <dir>', "NLTK's punkt_tab language directory (nltk_data/tokenizers/punkt_tab/english): NLTK's exact sentence splits for ROUGE-Lsum")
+    .option('--nltk-unicode-quotes', 'sentence splitting with NLTK 3.9+ quote rules (default: NLTK 3.8.1, as MLPerf pins)')
     .option('--keep-samples', 'write every decoded output and its per-sample scores into the report')
     .option('--json', 'print the report as JSON instead of text')
     .action(async (flags: AccuracyFlags) => {

@@ -327,6 +327,53 @@ export function punktParameters(init: {
   };
 }
 
+/**
+ * Reads an NLTK punkt_tab language directory (e.g.
+ * nltk_data/tokenizers/punkt_tab/english, from nltk.download('punkt_tab')):
+ * abbrev_types.txt and sent_starters.txt (one entry a line), collocations.tab
+ * (two words a line, tab-separated) and ortho_context.tab (word, tab, flags).
+ * With NLTK's own English files the splits are NLTK's exactly.
+ */
+export async function loadPunktParameters(dir: string, options: { unicodeQuotes?: boolean } = {}): Promise<PunktParameters> {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const read = async (name: string): Promise<string[]> => {
+    let text: string;
+    try {
+      text = await readFile(join(dir, name), 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new Error(`${join(dir, name)}: ${code === 'ENOENT' ? 'no such file (expected an NLTK punkt_tab language directory)' : (err as Error).message}`);
+    }
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines;
+  };
+  const [abbrev, starters, colloc, ortho] = await Promise.all([
+    read('abbrev_types.txt'),
+    read('sent_starters.txt'),
+    read('collocations.tab'),
+    read('ortho_context.tab'),
+  ]);
+  const orthoContext: Array<[string, number]> = [];
+  for (const line of ortho) {
+    const [word, flags] = line.split('\t');
+    const n = Number(flags);
+    if (word === undefined || !Number.isInteger(n)) throw new Error(`${join(dir, 'ortho_context.tab')}: bad line '${line}'`);
+    orthoContext.push([word, n]);
+  }
+  return punktParameters({
+    abbrevTypes: abbrev,
+    sentStarters: starters,
+    collocations: colloc.map((l) => {
+      const [a, b] = l.split('\t');
+      return [a ?? '', b ?? ''] as const;
+    }),
+    orthoContext,
+    ...(options.unicodeQuotes ? { unicodeQuotes: true } : {}),
+  });
+}
+
 // Common English abbreviations (titles, months, states, corporate suffixes,
 // Latin). A stand-in for the trained model's list; see the note at the top.
 const EN_ABBREVIATIONS = [

@@ -16,7 +16,9 @@ import {
   rougeLsumTokens,
   rougeTokenize,
 } from '../../lib/accuracy/rouge.js';
-import { ENGLISH_PUNKT, punktParameters, sentTokenize, sentencesPerLine } from '../../lib/accuracy/sentence-split.js';
+import { ENGLISH_PUNKT, loadPunktParameters, punktParameters, sentTokenize, sentencesPerLine } from '../../lib/accuracy/sentence-split.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/accuracy');
 const lines = (name: string): string[] => readFileSync(join(FIXTURES, 'rouge', name), 'utf8').split(/(?<=\n)/);
@@ -195,6 +197,26 @@ describe('sentence splitting (Punkt) against NLTK 3.8.1 (pinned by MLPerf) and 3
     expect(sentTokenize('(This is one.) This is two.')).toEqual(['(This is one.)', 'This is two.']);
     expect(sentencesPerLine('  One. Two!  Three?  ')).toBe('One.\nTwo!\nThree?');
     expect(sentTokenize('')).toEqual([]);
+  });
+
+  it("reads NLTK's punkt_tab files (abbreviations, starters, collocations, orthographic context)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lg-punkt-'));
+    try {
+      writeFileSync(join(dir, 'abbrev_types.txt'), 'mr\nu.s\n');
+      writeFileSync(join(dir, 'sent_starters.txt'), 'the\n');
+      writeFileSync(join(dir, 'collocations.tab'), 'j\tbach\n');
+      writeFileSync(join(dir, 'ortho_context.tab'), 'the\t50\nsmith\t4\n');
+      const p = await loadPunktParameters(dir);
+      expect([...p.abbrevTypes]).toEqual(['mr', 'u.s']);
+      expect([...p.collocations]).toEqual(['j bach']);
+      expect(p.orthoContext.get('the')).toBe(50);
+      expect(sentTokenize('Ask Mr. Smith. The end.', p)).toEqual(['Ask Mr. Smith.', 'The end.']);
+      // Abbreviation + a capitalised frequent sentence starter: a break.
+      expect(sentTokenize('Born in the U.S. The rest.', p)).toEqual(['Born in the U.S.', 'The rest.']);
+      await expect(loadPunktParameters(join(dir, 'nope'))).rejects.toThrow(/punkt_tab/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('parameters change abbreviation decisions', () => {

@@ -265,6 +265,7 @@ describe('loadgen accuracy: usage and input errors exit 2 with a message, no sta
       [{ log, dataset: refs, tokenizer: join(dir, 'nope') }, /no such file/],
       [{ log, dataset: refs, tokenizer, eosTokenId: 'x' }, /--eos-token-id/],
       [{ log, dataset: refs, tokenizer, cleanUpTokenizationSpaces: 'maybe' }, /true or false/],
+      [{ log, dataset: refs, tokenizer, punkt: join(dir, 'no-punkt') }, /--punkt: .*punkt_tab language directory/],
     ];
     for (const [flags, re] of cases) {
       const c = capture();
