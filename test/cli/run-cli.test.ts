@@ -130,6 +130,17 @@ settings:
     expect(j.endpoints[0].outputTokens / j.endpoints[0].completed).toBe(6);
   });
 
+  test('--benchmark with --user-conf: the official settings, user.conf over them, --set over both', async () => {
+    const out = join(dir, 'benchmark');
+    const uc = writeText(dir, 'user.conf', 'llama3_1-8b.Server.target_qps = 40\n*.Server.min_query_count = 500\n');
+    const r = await runCli(cli, ['run', '--scenario', 'Server', '--benchmark', 'llama3_1-8b', '--user-conf', uc, '--set', 'min_duration=1000', '--set', 'min_query_count=20', '--synthetic-samples', '32', '--output-dir', out], dir);
+    expect([0, 1], explain(r)).toContain(r.code);
+    expect(r.stderr).toMatch(/performance sample count is 13368; the dataset has 32 samples/);
+    const j = results(out);
+    expect(j.settings.requested).toMatchObject({ serverTargetQps: 40, minDurationMs: 1000, minQueryCount: 20, useTokenLatencies: true, ttftLatencyNs: 2e9, tpotLatencyNs: 1e8, sampleConcatenatePermutation: true });
+    expect(j.benchmark.model).toBe('llama3_1-8b');
+  });
+
   test('the SGLang flavour: --backend sglang --api generate against an SGLang simulator', async () => {
     const out = join(dir, 'sglang');
     const r = await runCli(cli, ['run', '--scenario', 'Offline', ...QUICK, '--backend', 'sglang', '--api', 'generate', '--output-dir', out], dir);
@@ -148,7 +159,7 @@ describe('several endpoints', () => {
   test('--endpoint twice with --concurrency: both serve, each under its share', async () => {
     for (let i = 0; i < 2; i++) sims.push(await startSimulator({ decodeStepNs: 2_000_000, precisePacing: false, model: 'm' }));
     const out = join(dir, 'multi');
-    const r = await runCli(cli, ['run', '--scenario', 'Offline', ...QUICK, '--endpoint', sims[0].url, '--endpoint', `${sims[1].url}/v1`, '--concurrency', '4', '--workers', '1', '--output-dir', out], dir);
+    const r = await runCli(cli, ['run', '--scenario', 'Offline', ...QUICK, '--endpoint', sims[0].url, '--endpoint', `${sims[1].url}/v1`, '--concurrency', '4', '--workers', '1', '--model', 'm', '--ignore-eos', '--api-key', 'sk-test', '--output-dir', out], dir);
     expect(r.code, explain(r)).toBe(0);
     const eps = results(out).endpoints as { url: string; completed: number }[];
     expect(eps.map((e) => e.url)).toEqual([sims[0].url, `${sims[1].url}/v1`]);
@@ -157,6 +168,11 @@ describe('several endpoints', () => {
     expect(r.stderr).not.toMatch(/simulated run/);
     const maxRunning = Math.max(...sims.map((s) => s.records().length > 0 ? peakConcurrency(s) : 0));
     expect(maxRunning).toBeLessThanOrEqual(2);
+    // --model and --ignore-eos reach the request bodies; the key stays out of the record.
+    const body = sims[0].records().find((x) => x.path === '/v1/completions' && (x.body as { max_tokens?: number }).max_tokens === 32)!.body as Record<string, unknown>;
+    expect(body).toMatchObject({ model: 'm', ignore_eos: true });
+    expect(results(out).run.command).toContain('***');
+    expect(JSON.stringify(results(out))).not.toContain('sk-test');
   });
 });
 
