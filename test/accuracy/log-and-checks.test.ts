@@ -155,3 +155,27 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('official LoadGen accuracy logs', () => {
     expect(log.truncated).toBe(false);
   });
 });
+
+describe('TEST06 on a run of ours against the simulator (TEST06 audit settings)', () => {
+  it('first tokens, one trailing EOS and token counts all check out', async () => {
+    const { createLlmSut, TestMode, TestScenario } = await import('../../lib/index.js');
+    const { sim, track, idDataset, serverRun, logPaths } = await import('../sut/helpers.js');
+    const s = await sim({ decodeStepNs: 20_000, eosAfter: 4, eosTokenId: 2 });
+    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(100, 16), workers: 0, onWarning: () => {} }));
+    // compliance/TEST06/audit.config: performance mode, 100 queries, 100 samples logged.
+    const { outdir } = await serverRun(llm, 100, {
+      mode: TestMode.PerformanceOnly,
+      scenario: TestScenario.Server,
+      accuracyLogSamplingTarget: 100,
+      accuracyLogRngSeed: 720381539243781796n,
+    });
+    const log = await readAccuracyLog(logPaths(outdir).accuracy);
+    expect(log.entries.length).toBeGreaterThanOrEqual(50);
+    for (const e of log.entries) {
+      expect(Array.from(e.tokens).slice(-1)).toEqual([2]);
+      expect(e.tokens.length).toBe(4);
+    }
+    const r = runTest06(log.entries, { eosTokenId: 2, scenario: 'Server' });
+    expect(r.text).toBe('First token check pass: True\nEOS check pass: True\nSample length check pass: True\nTEST06 verification complete\n');
+  });
+});
