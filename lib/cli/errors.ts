@@ -1,6 +1,5 @@
 // CLI errors: each carries its exit code, and reportError prints one clear
 // line for it (never a stack trace unless LOADGEN_DEBUG is set).
-import { ConfigError } from '../load-settings.js';
 import { SettingsError } from '../settings.js';
 import { DatasetError } from '../dataset/types.js';
 import { EndpointError } from '../sut/endpoint-url.js';
@@ -31,7 +30,9 @@ export function classifyError(err: unknown): { code: ExitCode; message: string }
   if (err instanceof EndpointFailure) return { code: ExitCode.Endpoint, message };
   // The library's own input errors are the user's input here.
   if (err instanceof SettingsError) return { code: ExitCode.Usage, message: `setting ${err.field}: ${message}` };
-  if (err instanceof ConfigError || err instanceof DatasetError) return { code: ExitCode.Usage, message };
+  // ConfigError by name: importing load-settings would load the native addon
+  // into every command (`loadgen sim` runs without it).
+  if ((err instanceof Error && err.name === 'ConfigError') || err instanceof DatasetError) return { code: ExitCode.Usage, message };
   if (err instanceof EndpointError) return { code: ExitCode.Endpoint, message };
   // createLlmSut checks option combinations with RangeError/TypeError (e.g. the generate API on vLLM).
   if (err instanceof RangeError) return { code: ExitCode.Usage, message };

@@ -9,7 +9,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { FieldMapping } from '../dataset/mapping.js';
 import type { LengthSpec } from '../dataset/synthetic.js';
 import type { RunRecord } from '../results/run-record.js';
-import { recordToJson, runBenchmark, writeRunFiles, SYNTHETIC_DEFAULTS, type DatasetSpec, type RunBenchmarkOptions, type RunStage } from '../run/run-benchmark.js';
+// Types only: the pipeline (and with it the native addon) is loaded when a run starts.
+import type { DatasetSpec, RunBenchmarkOptions, RunStage } from '../run/run-benchmark.js';
 import type { TestMode, TestScenario } from '../settings.js';
 import type { SimulatorOptions } from '../sim/types.js';
 import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
@@ -125,8 +126,9 @@ function datasetFrom(f: RunFlags): DatasetSpec | undefined {
   }
   if (fileOnly.length) throw new UsageError(`${fileOnly[0]} needs --dataset (a JSON, JSONL or Parquet file)`);
   if (f.synthetic === undefined && f.syntheticSamples === undefined) return undefined;
-  const lengths = f.synthetic !== undefined ? parseSynthetic(f.synthetic) : { inputLength: SYNTHETIC_DEFAULTS.inputLength, outputLength: SYNTHETIC_DEFAULTS.outputLength };
-  return { synthetic: { size: positiveInt('--synthetic-samples', f.syntheticSamples) ?? SYNTHETIC_DEFAULTS.size, ...lengths } };
+  // What is not given keeps runBenchmark's synthetic defaults.
+  const size = positiveInt('--synthetic-samples', f.syntheticSamples);
+  return { synthetic: { ...(size !== undefined ? { size } : {}), ...(f.synthetic !== undefined ? parseSynthetic(f.synthetic) : {}) } };
 }
 
 export interface RunCommandPlan {
@@ -267,6 +269,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     const flags = cliFlags.config !== undefined ? mergeFlags(readConfigFile(cliFlags.config), cliFlags) : cliFlags;
     const plan = planRun(flags, argv);
     quiet = plan.quiet;
+    const { runBenchmark, writeRunFiles, recordToJson } = await import('../run/run-benchmark.js');
     const record = await runBenchmark({
       ...plan.options,
       writeOutputs: false,
@@ -344,7 +347,7 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--text-template <template>', 'text prompt from {column} placeholders')
     .option('--limit <n>', 'read only the first n rows of the dataset', integer)
     .option('--synthetic <isl/osl>', 'synthetic prompts: input/output token lengths, each N, MIN-MAX or MEAN~STD (default 128/32)')
-    .option('--synthetic-samples <n>', `synthetic dataset size (default ${SYNTHETIC_DEFAULTS.size})`, integer)
+    .option('--synthetic-samples <n>', 'synthetic dataset size (default 1024)', integer)
     .option('--max-tokens <n>', 'output cap for samples without their own', integer)
     .option('--ignore-eos', 'keep generating past EOS up to the output cap')
     .option('--target-qps <qps>', 'Server: target QPS; Offline: expected QPS', number)

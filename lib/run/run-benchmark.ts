@@ -26,7 +26,7 @@ import type { TestResult } from '../result.js';
 import { EndpointFailure, UsageError } from '../cli/errors.js';
 
 /** A dataset file to open (see openDataset), or synthetic prompts. */
-export type DatasetSpec = ({ path: string } & OpenDatasetOptions) | { synthetic: Omit<SyntheticOptions, 'name'> & { name?: string } };
+export type DatasetSpec = ({ path: string } & OpenDatasetOptions) | { synthetic: Partial<SyntheticOptions> };
 
 export interface RunProgress {
   elapsedMs: number;
@@ -223,7 +223,7 @@ async function buildDataset(o: RunBenchmarkOptions, log: (m: string) => void): P
     return { dataset: d, path: typeof opened.path === 'string' ? resolve(opened.path) : null, preset: opened.preset?.name ?? null };
   }
   if (d === undefined || 'synthetic' in d) {
-    const spec = d && 'synthetic' in d ? d.synthetic : SYNTHETIC_DEFAULTS;
+    const spec = { ...SYNTHETIC_DEFAULTS, ...(d && 'synthetic' in d ? d.synthetic : {}) };
     const ds = syntheticDataset({ name: 'synthetic', ...spec });
     const len = (l: unknown) => (typeof l === 'number' ? String(l) : JSON.stringify(l));
     if (d === undefined) log(`dataset: synthetic, ${ds.size} prompts of ${len(spec.inputLength)} tokens, up to ${len(spec.outputLength)} output tokens (give --dataset for real prompts)`);

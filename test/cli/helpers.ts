@@ -9,9 +9,12 @@ import { join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 
-/** Builds the CLI bundle; returns its path and a cleanup function. */
-export async function buildCli(): Promise<{ cli: string; cleanup: () => void }> {
-  const cacheDir = join(REPO, 'node_modules', '.cache');
+/**
+ * Builds the CLI bundle; returns its path and a cleanup function. `outside`
+ * puts it where the package (and its native addon) cannot be found.
+ */
+export async function buildCli(outside = false): Promise<{ cli: string; cleanup: () => void }> {
+  const cacheDir = outside ? tmpdir() : join(REPO, 'node_modules', '.cache');
   mkdirSync(cacheDir, { recursive: true });
   const dir = mkdtempSync(join(cacheDir, 'loadgen-cli-test-'));
   const { build } = await import('esbuild');

@@ -101,6 +101,19 @@ describe('loadgen probe', () => {
     expect(r.stderr).not.toMatch(STACK_LINE);
   });
 
+  test('probe and the commands load without the native addon (it is loaded when a run starts)', async () => {
+    const away = await buildCli(true);
+    try {
+      const r = await runCli(away.cli, ['probe', '--endpoint', vllm.url]);
+      expect(r.code, explain(r)).toBe(0);
+      const help = await runCli(away.cli, ['run', '--help']);
+      expect(help.code, explain(help)).toBe(0);
+      expect(help.stdout).toMatch(/--target-qps/);
+    } finally {
+      away.cleanup();
+    }
+  });
+
   test('formatProbe says when a server sends no token ids', () => {
     const text = formatProbe({ url: 'http://x', healthy: true, error: null, backend: 'openai', version: null, models: [], capabilities: { tokenSource: 'none', batchPrompts: false }, ttftMs: 12.34, tokensPerSecond: null });
     expect(text).toContain('backend: openai (version unknown)');
