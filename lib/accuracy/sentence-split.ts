@@ -14,19 +14,18 @@
 // initials and numbers); closing quotes and brackets after a break move back
 // onto the sentence they close.
 //
-// What cannot be reproduced is NLTK's trained English model (punkt_tab
-// 'english': thousands of abbreviation, collocation, sentence-starter and
-// orthographic-context entries learnt from a corpus). ENGLISH_PUNKT below is a
-// small hand-made stand-in. Splits can differ from NLTK's where the decision
-// depends on that model: a known abbreviation missing from our list (or
-// present in ours only), an initial or number followed by a capitalised word
-// whose case statistics matter, or a learnt collocation. Plain "word. Word"
-// boundaries, '?' and '!' are decided without the model and always agree.
+// The parameters are data: NLTK's trained English model (its abbreviations,
+// collocations, frequent sentence starters and the case statistics of some
+// 20,000 words). ENGLISH_PUNKT below carries the first three and the
+// starters' statistics; loadPunktParameters() reads NLTK's own punkt_tab files
+// for exact splits. Plain "word. Word" boundaries, '?' and '!' never depend on
+// the model; after an abbreviation, an initial or a number NLTK also consults
+// the case statistics of the next word, which the built-in set mostly lacks.
 
 export interface PunktParameters {
   /** Abbreviations, lower case, without the final period (e.g. `u.s`, `mr`). */
   abbrevTypes: ReadonlySet<string>;
-  /** Pairs `type␠next-type` (lower case, no final period on the first) that never break. */
+  /** Pairs `type\u0000next-type` (lower case, no final period on the first) that never break (build with punktParameters). */
   collocations: ReadonlySet<string>;
   /** Lower-case types that often start sentences. */
   sentStarters: ReadonlySet<string>;
@@ -166,7 +165,7 @@ function secondPass(t1: Tok, t2: Tok, p: PunktParameters): void {
   const nextTyp = typeNoSentPeriod(t2);
   const initial = RE_INITIAL.test(t1.tok);
 
-  if (p.collocations.has(`${typ} ${nextTyp}`)) {
+  if (p.collocations.has(`${typ}\u0000${nextTyp}`)) {
     t1.sentbreak = false;
     t1.abbr = true;
     return;
@@ -321,7 +320,7 @@ export function punktParameters(init: {
   return {
     ...(init.unicodeQuotes ? { unicodeQuotes: true } : {}),
     abbrevTypes: new Set(init.abbrevTypes ?? []),
-    collocations: new Set([...(init.collocations ?? [])].map(([a, b]) => `${a} ${b}`)),
+    collocations: new Set([...(init.collocations ?? [])].map(([a, b]) => `${a}\u0000${b}`)),
     sentStarters: new Set(init.sentStarters ?? []),
     orthoContext: new Map(init.orthoContext ?? []),
   };
@@ -374,34 +373,62 @@ export async function loadPunktParameters(dir: string, options: { unicodeQuotes?
   });
 }
 
-// Common English abbreviations (titles, months, states, corporate suffixes,
-// Latin). A stand-in for the trained model's list; see the note at the top.
+// The abbreviation, collocation and frequent-sentence-starter lists of NLTK's
+// trained English Punkt model (156, 37 and 39 entries; as published in
+// neurosnap/sentences data/english.json at its first commit, MIT licence),
+// and the model's orthographic flags of those starters. The model's
+// orthographic statistics of some 20,000 other words are not included: for
+// them the orthographic heuristic answers "unknown" (capitalised) or "not a
+// sentence start" (lower case), where NLTK may decide otherwise after an
+// abbreviation, an initial or a number.
 const EN_ABBREVIATIONS = [
-  'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'jr', 'sr', 'rev', 'gen', 'gov', 'sen', 'rep', 'col', 'lt', 'sgt',
-  'capt', 'cmdr', 'adm', 'maj', 'cpl', 'pvt', 'hon', 'pres', 'supt', 'det', 'insp', 'messrs', 'mt', 'ft',
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
-  'mon', 'tue', 'tues', 'wed', 'thu', 'thurs', 'fri', 'sat', 'sun',
-  'inc', 'corp', 'co', 'ltd', 'llc', 'plc', 'bros', 'dept', 'univ', 'assn', 'assoc', 'est',
-  'vs', 'v', 'etc', 'e.g', 'i.e', 'cf', 'al', 'approx', 'no', 'nos', 'vol', 'pp', 'fig', 'ed', 'eds',
-  'u.s', 'u.k', 'u.n', 'e.u', 'u.s.a', 'a.m', 'p.m', 'd.c', 'n.y', 'l.a', 'b.c', 'a.d',
-  'ala', 'ariz', 'ark', 'calif', 'colo', 'conn', 'del', 'fla', 'ga', 'ill', 'ind', 'kan', 'kans', 'ky',
-  'la', 'md', 'mass', 'mich', 'minn', 'miss', 'mo', 'mont', 'neb', 'nev', 'okla', 'ore', 'pa', 'tenn',
-  'tex', 'va', 'vt', 'wash', 'wis', 'wyo',
+  '. . ', 'a.a', 'a.c', 'a.d', 'a.g', 'a.h', 'a.m', 'a.m.e', 'a.s', 'a.t', 'adm', 'ala', 'ariz', 'aug',
+  'ave', 'b.f', 'b.v', 'bros', 'c', 'c.i.t', 'c.o.m.b', 'c.v', 'calif', 'chg', 'cie', 'co', 'col', 'colo',
+  'conn', 'corp', 'cos', 'ct', 'd', 'd.c', 'd.h', 'd.w', 'dec', 'dr', 'e', 'e.f', 'e.h', 'e.l', 'e.m', 'f',
+  'f.g', 'f.j', 'feb', 'fla', 'fri', 'ft', 'g', 'g.d', 'g.f', 'g.k', 'ga', 'gen', 'h', 'h.c', 'h.f', 'h.m',
+  'i.m.s', 'ill', 'inc', 'j.b', 'j.c', 'j.j', 'j.k', 'j.p', 'j.r', 'jan', 'jr', 'k', 'kan', 'ky', 'l', 'l.a',
+  'l.f', 'l.p', 'lt', 'ltd', 'm', 'm.b.a', 'm.d.c', 'm.j', 'maj', 'messrs', 'mg', 'mich', 'minn', 'mr',
+  'mrs', 'ms', 'n', 'n.c', 'n.d', 'n.h', 'n.j', 'n.m', 'n.v', 'n.y', 'nev', 'nov', 'oct', 'ok', 'okla',
+  'ore', 'p', 'p.a.m', 'p.m', 'pa', 'ph.d', 'prof', 'r', 'r.a', 'r.h', 'r.i', 'r.j', 'r.k', 'r.t', 'rep',
+  'reps', 's', 's.a', 's.a.y', 's.c', 's.g', 's.p.a', 's.s', 'sen', 'sep', 'sept', 'sr', 'st', 'sw', 't',
+  't.j', 'tenn', 'tues', 'u.k', 'u.n', 'u.s', 'u.s.a', 'u.s.s.r', 'v', 'va', 'vs', 'vt', 'w', 'w.c', 'w.r',
+  'w.va', 'w.w', 'wash', 'wed', 'wis', 'yr',
 ];
 
-// Words that commonly begin English sentences, with the orthographic context
-// a corpus gives them (seen capitalised at sentence starts and lower-case
-// inside sentences), so a capitalised one after an abbreviation starts a
-// sentence and a lower-case one does not.
 const EN_STARTERS = [
-  'the', 'a', 'an', 'he', 'she', 'it', 'they', 'we', 'i', 'you', 'this', 'that', 'these', 'those', 'but',
-  'and', 'in', 'on', 'at', 'for', 'if', 'when', 'after', 'before', 'while', 'his', 'her', 'their', 'its',
-  'there', 'as', 'however', 'so', 'then', 'some', 'many', 'most', 'one', 'two', 'other', 'both', 'all',
+  'according', 'although', 'among', 'both', 'but', 'despite', 'even', 'he', 'however', 'i', 'if', 'in',
+  'indeed', 'instead', 'it', 'many', 'meanwhile', 'moreover', 'most', 'nevertheless', 'nonetheless', 'nor',
+  'sales', 'separately', 'similarly', 'since', 'so', 'some', 'the', 'there', 'these', 'they', 'this',
+  'though', 'thus', 'under', 'when', 'while', 'yet',
 ];
 
-/** The built-in stand-in for NLTK's trained English Punkt model. */
+const EN_COLLOCATIONS: ReadonlyArray<readonly [string, string]> = [
+  ['##number##', 'abreast'], ['##number##', 'aes'], ['##number##', 'business'], ['##number##', 'cbot'],
+  ['##number##', 'colgate'], ['##number##', 'commodities'], ['##number##', 'cooper'],
+  ['##number##', 'corrections'], ['##number##', 'credit'], ['##number##', 'dividend'],
+  ['##number##', 'financing'], ['##number##', 'genentech'], ['##number##', 'henley'],
+  ['##number##', 'insider'], ['##number##', 'international'], ['##number##', 'leisure'],
+  ['##number##', 'letters'], ['##number##', 'notable'], ['##number##', 'pay-fone'],
+  ['##number##', 'pegasus'], ['##number##', 'pepper'], ['##number##', 'review'], ['##number##', 'rj'],
+  ['##number##', 'wedgestone'], ['##number##', 'who'], ['##number##', 'zimmer'], ['b', 'edelman'],
+  ['b', 'levine'], ['b', 'smith'], ['b', 'stewart'], ['b', 'wigton'], ['i', 'magnin'], ['i', 'toussie'],
+  ['j', 'aron'], ['j', 'fialka'], ['j', 'walter'], ['o', 'ludcke'],
+];
+
+const EN_STARTER_ORTHO: ReadonlyArray<readonly [string, number]> = [
+  ['according', 38], ['although', 46], ['among', 46], ['both', 46], ['but', 126], ['despite', 46],
+  ['even', 46], ['he', 46], ['however', 46], ['i', 14], ['if', 46], ['in', 110], ['indeed', 42],
+  ['instead', 106], ['it', 110], ['many', 46], ['meanwhile', 46], ['moreover', 42], ['most', 46],
+  ['nevertheless', 34], ['nonetheless', 34], ['nor', 42], ['sales', 110], ['separately', 42],
+  ['similarly', 42], ['since', 110], ['so', 106], ['some', 110], ['the', 126], ['there', 46], ['these', 46],
+  ['they', 46], ['this', 110], ['though', 42], ['thus', 42], ['under', 110], ['when', 110], ['while', 46],
+  ['yet', 34],
+];
+
+/** The built-in stand-in for NLTK's trained English Punkt model (see above). */
 export const ENGLISH_PUNKT: PunktParameters = punktParameters({
   abbrevTypes: EN_ABBREVIATIONS,
+  collocations: EN_COLLOCATIONS,
   sentStarters: EN_STARTERS,
-  orthoContext: EN_STARTERS.map((w) => [w, ORTHO_BEG_UC | ORTHO_MID_LC | ORTHO_BEG_LC] as const),
+  orthoContext: EN_STARTER_ORTHO,
 });
