@@ -14,13 +14,15 @@
 // initials and numbers); closing quotes and brackets after a break move back
 // onto the sentence they close.
 //
-// The parameters are data: NLTK's trained English model (its abbreviations,
-// collocations, frequent sentence starters and the case statistics of some
-// 20,000 words). ENGLISH_PUNKT below carries the first three and the
-// starters' statistics; loadPunktParameters() reads NLTK's own punkt_tab files
-// for exact splits. Plain "word. Word" boundaries, '?' and '!' never depend on
-// the model; after an abbreviation, an initial or a number NLTK also consults
-// the case statistics of the next word, which the built-in set mostly lacks.
+// The parameters are data: NLTK's trained English model (abbreviations,
+// collocations, frequent sentence starters, the case statistics of 20,366
+// words). ENGLISH_PUNKT carries that model as published by the Go port
+// neurosnap/sentences (not checked here against NLTK's own files, which this
+// project cannot download); loadPunktParameters() reads NLTK's punkt_tab files
+// themselves. Plain "word. Word" boundaries, '?' and '!' never depend on the
+// model.
+
+import { ENGLISH_ORTHO_CONTEXT } from './punkt-english-ortho.js';
 
 export interface PunktParameters {
   /** Abbreviations, lower case, without the final period (e.g. `u.s`, `mr`). */
@@ -373,14 +375,10 @@ export async function loadPunktParameters(dir: string, options: { unicodeQuotes?
   });
 }
 
-// The abbreviation, collocation and frequent-sentence-starter lists of NLTK's
-// trained English Punkt model (156, 37 and 39 entries; as published in
-// neurosnap/sentences data/english.json at its first commit, MIT licence),
-// and the model's orthographic flags of those starters. The model's
-// orthographic statistics of some 20,000 other words are not included: for
-// them the orthographic heuristic answers "unknown" (capitalised) or "not a
-// sentence start" (lower case), where NLTK may decide otherwise after an
-// abbreviation, an initial or a number.
+// NLTK's trained English Punkt model: its abbreviations (156), collocations
+// (37), frequent sentence starters (39) and, in punkt-english-ortho.ts, the
+// orthographic context of 20,366 word types; as published in
+// neurosnap/sentences data/english.json at its first commit (MIT licence).
 const EN_ABBREVIATIONS = [
   '. . ', 'a.a', 'a.c', 'a.d', 'a.g', 'a.h', 'a.m', 'a.m.e', 'a.s', 'a.t', 'adm', 'ala', 'ariz', 'aug',
   'ave', 'b.f', 'b.v', 'bros', 'c', 'c.i.t', 'c.o.m.b', 'c.v', 'calif', 'chg', 'cie', 'co', 'col', 'colo',
@@ -415,20 +413,17 @@ const EN_COLLOCATIONS: ReadonlyArray<readonly [string, string]> = [
   ['j', 'aron'], ['j', 'fialka'], ['j', 'walter'], ['o', 'ludcke'],
 ];
 
-const EN_STARTER_ORTHO: ReadonlyArray<readonly [string, number]> = [
-  ['according', 38], ['although', 46], ['among', 46], ['both', 46], ['but', 126], ['despite', 46],
-  ['even', 46], ['he', 46], ['however', 46], ['i', 14], ['if', 46], ['in', 110], ['indeed', 42],
-  ['instead', 106], ['it', 110], ['many', 46], ['meanwhile', 46], ['moreover', 42], ['most', 46],
-  ['nevertheless', 34], ['nonetheless', 34], ['nor', 42], ['sales', 110], ['separately', 42],
-  ['similarly', 42], ['since', 110], ['so', 106], ['some', 110], ['the', 126], ['there', 46], ['these', 46],
-  ['they', 46], ['this', 110], ['though', 42], ['thus', 42], ['under', 110], ['when', 110], ['while', 46],
-  ['yet', 34],
-];
 
-/** The built-in stand-in for NLTK's trained English Punkt model (see above). */
+function* englishOrtho(): Generator<readonly [string, number]> {
+  for (const [flags, words] of Object.entries(ENGLISH_ORTHO_CONTEXT)) {
+    for (const w of words.split(' ')) yield [w, Number(flags)] as const;
+  }
+}
+
+/** NLTK's English Punkt parameters (see above). */
 export const ENGLISH_PUNKT: PunktParameters = punktParameters({
   abbrevTypes: EN_ABBREVIATIONS,
   collocations: EN_COLLOCATIONS,
   sentStarters: EN_STARTERS,
-  orthoContext: EN_STARTER_ORTHO,
+  orthoContext: englishOrtho(),
 });
