@@ -126,6 +126,8 @@ export interface NativeBinding {
   nowNs(): number;
   /** SSE framing and token ids of one read (native/sse), through sseState/sseIds; returns the read's steady-clock ns. */
   sseScan(buf: Uint8Array): number;
+  /** Token ids and usage count of a whole single-choice non-streaming body, through sseState/sseIds (status 0 = found). */
+  bodyScan(buf: Uint8Array): void;
   /** This thread's scanner state (slots in native/sse/sse_scan.h) and new-ids scratch. */
   sseState: Int32Array;
   sseIds: Int32Array;

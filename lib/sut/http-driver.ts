@@ -21,6 +21,13 @@ export interface DriverEndpoint {
   origin: string;
   /** Path prefix before the API path ('' for most servers). */
   prefix: string;
+  /**
+   * Connections this thread may open to it: the endpoint's in-flight cap.
+   * Unbounded, undici opens a new connection whenever a request is sent
+   * from a response's completion (its connection is not free yet), and the
+   * count creeps up with connects paid on the hot path.
+   */
+  maxConnections: number;
 }
 
 export interface DriverConfig {
@@ -37,7 +44,6 @@ export interface DriverConfig {
   maxRetries: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  connectionsPerEndpoint: number;
   recordTimings: boolean;
   /** Failed samples written to the detail log one by one (then only counted). */
   maxErrorLines: number;
@@ -221,7 +227,7 @@ export class HttpDriver {
     this.pools = cfg.endpoints.map(
       (e) =>
         new Pool(e.origin, {
-          connections: cfg.connectionsPerEndpoint > 0 ? cfg.connectionsPerEndpoint : null,
+          connections: e.maxConnections > 0 ? e.maxConnections : null,
           pipelining: 1,
           keepAliveTimeout: 60_000,
           keepAliveMaxTimeout: 600_000,
@@ -610,6 +616,7 @@ class Exchange implements SseSink {
   private abortKind = 'deadline';
   private readNs = 0;
   private readonly fast: boolean;
+  private readonly fastBody: boolean;
   private crlf = 0; // the stream's line ends, as the scanner decided them
   private carry: Buffer | null = null;
   private readonly st = new StreamState();
@@ -617,7 +624,9 @@ class Exchange implements SseSink {
   private bodyParts: Buffer[] = [];
 
   constructor(private readonly d: HttpDriver) {
-    this.fast = d.cfg.stream && d.cfg.api !== 'generate' && d.cfg.tokenSource === 'token_ids' && !process.env.LOADGEN_NO_NATIVE_SSE;
+    const native = d.cfg.api !== 'generate' && d.cfg.tokenSource === 'token_ids' && !process.env.LOADGEN_NO_NATIVE_SSE;
+    this.fast = native && d.cfg.stream;
+    this.fastBody = native && !d.cfg.stream;
   }
 
   begin(id: number, index: number, ids: number[] | null, indices: number[] | null): void {
@@ -877,6 +886,7 @@ class Exchange implements SseSink {
   private completeFromBody(): void {
     this.ended = true;
     this.endNs = native.nowNs();
+    if (this.fastBody && this.batchIds === null && this.completeFromBodyScan()) return;
     let body: unknown;
     try {
       body = JSON.parse(Buffer.concat(this.bodyParts).toString('utf8'));
@@ -906,6 +916,26 @@ class Exchange implements SseSink {
     this.done = true;
     this.d.recordTiming(this, true, results[0]?.count ?? 0);
     this.d.finished(this);
+  }
+
+  // One native call reads a single-choice body's ids and count, no
+  // JSON.parse (which costs more than the rest of a request together).
+  private completeFromBodyScan(): boolean {
+    const parts = this.bodyParts;
+    const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    native.bodyScan(buf);
+    if (SSE_STATE[S_STATUS] !== 0) return false;
+    const n = SSE_STATE[S_IDS_LEN];
+    const server = SSE_STATE[S_SERVER_COUNT];
+    const count = server >= 0 ? server : n;
+    this.d.router.success(this.endpoint);
+    this.d.releaseEndpoint(this);
+    native.completeBytes(this.id, count, SSE_IDS, n * 4);
+    this.d.sampleDone(this, count);
+    this.done = true;
+    this.d.recordTiming(this, true, count);
+    this.d.finished(this);
+    return true;
   }
 
   private attemptFailed(f: Failure): void {

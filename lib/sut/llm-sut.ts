@@ -183,7 +183,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   const r = options.retry ?? {};
   const b = options.breaker ?? {};
   const config: DriverConfig = {
-    endpoints: endpoints.map((e) => ({ origin: e.origin, prefix: e.prefix })),
+    endpoints: endpoints.map((e) => ({ origin: e.origin, prefix: e.prefix, maxConnections: e.maxInFlight })),
     api,
     path: apiPath(api),
     tokenSource: capabilities.tokenSource,
@@ -196,7 +196,6 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     maxRetries: positiveInt('retry.maxRetries', r.maxRetries ?? 3, 0),
     baseDelayMs: positiveMs('retry.baseDelayMs', r.baseDelayMs, 100),
     maxDelayMs: positiveMs('retry.maxDelayMs', r.maxDelayMs, 5_000),
-    connectionsPerEndpoint: 0,
     recordTimings: options.recordTimings === true,
     maxErrorLines: 1000,
     maxUnsent: 128,

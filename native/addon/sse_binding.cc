@@ -3,7 +3,8 @@
 // (native/sse) and returns the read's timestamp, which the adapter would
 // otherwise fetch with a call of its own. The state and the ids go through
 // two typed arrays made once per thread (sseState, sseIds): passing them as
-// arguments would cost more than the scan.
+// arguments would cost more than the scan. bodyScan does the same for a
+// whole non-streaming body.
 #include <napi.h>
 
 #include "clock.h"
@@ -39,6 +40,23 @@ napi_value SseScan(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// bodyScan(buf): the same for a whole non-streaming body (ScanBody).
+napi_value BodyScan(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr);
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  if (argc < 1 || napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_uint8_array || t_state == nullptr) {
+    napi_throw_type_error(env, nullptr, "bodyScan(buf: Uint8Array)");
+    return nullptr;
+  }
+  lgsse::ScanBody(static_cast<const uint8_t*>(data), length, t_state, t_ids, kIdsCapacity);
+  return nullptr;
+}
+
 }  // namespace
 
 void RegisterSse(Napi::Env env, Napi::Object exports) {
@@ -51,6 +69,8 @@ void RegisterSse(Napi::Env env, Napi::Object exports) {
   napi_value fn;
   napi_create_function(env, "sseScan", NAPI_AUTO_LENGTH, SseScan, nullptr, &fn);
   exports.Set("sseScan", Napi::Value(env, fn));
+  napi_create_function(env, "bodyScan", NAPI_AUTO_LENGTH, BodyScan, nullptr, &fn);
+  exports.Set("bodyScan", Napi::Value(env, fn));
 }
 
 }  // namespace lgaddon

@@ -7,12 +7,36 @@ namespace {
 
 inline bool IsSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// Position of the value of key `key` (with its quotes) searched backwards in
-// [from, end), or nullptr. The key must follow '{' or ',' and precede ':'.
+// Position of the value of key `key` (with its quotes) in [from, end), or
+// nullptr. The key must follow '{' or ',' and precede ':', so the same text
+// inside a string value (where its quotes are escaped) never matches.
+// memmem is vectorised in glibc: far cheaper per byte than a byte loop.
+const uint8_t* FindValue(const uint8_t* from, const uint8_t* end, const char* key, size_t klen) {
+  const uint8_t* k = from;
+  while (end - k >= static_cast<ptrdiff_t>(klen)) {
+    k = static_cast<const uint8_t*>(memmem(k, static_cast<size_t>(end - k), key, klen));
+    if (!k) return nullptr;
+    const uint8_t* p = k - 1;
+    while (p >= from && IsSpace(*p)) p--;
+    const uint8_t* q = k + klen;
+    k++;
+    if (p >= from && *p != '{' && *p != ',') continue;
+    while (q < end && IsSpace(*q)) q++;
+    if (q >= end || *q != ':') continue;
+    q++;
+    while (q < end && IsSpace(*q)) q++;
+    return q < end ? q : nullptr;
+  }
+  return nullptr;
+}
+
+// The same searched backwards from `end`: in a stream chunk the fields we
+// want (token_ids, finish_reason) sit near its end, a few dozen bytes away,
+// where even a vectorised forward search pays its set-up per call.
 const uint8_t* FindValueLast(const uint8_t* from, const uint8_t* end, const char* key, size_t klen) {
   if (end - from < static_cast<ptrdiff_t>(klen)) return nullptr;
   for (const uint8_t* k = end - klen; k >= from; k--) {
-    if (*k != '"' || std::memcmp(k, key, klen) != 0) continue;
+    if (*k != '"' || k[1] != static_cast<uint8_t>(key[1]) || std::memcmp(k, key, klen) != 0) continue;
     const uint8_t* p = k - 1;
     while (p >= from && IsSpace(*p)) p--;
     if (p >= from && *p != '{' && *p != ',') continue;
@@ -26,23 +50,8 @@ const uint8_t* FindValueLast(const uint8_t* from, const uint8_t* end, const char
   return nullptr;
 }
 
-const uint8_t* FindValue(const uint8_t* from, const uint8_t* end, const char* key, size_t klen) {
-  for (const uint8_t* k = from; k + klen <= end; k++) {
-    k = static_cast<const uint8_t*>(std::memchr(k, '"', end - k));
-    if (!k || k + klen > end) return nullptr;
-    if (std::memcmp(k, key, klen) != 0) continue;
-    const uint8_t* p = k - 1;
-    while (p >= from && IsSpace(*p)) p--;
-    if (p >= from && *p != '{' && *p != ',') continue;
-    const uint8_t* q = k + klen;
-    while (q < end && IsSpace(*q)) q++;
-    if (q >= end || *q != ':') continue;
-    q++;
-    while (q < end && IsSpace(*q)) q++;
-    return q < end ? q : nullptr;
-  }
-  return nullptr;
-}
+// Payloads up to this size are searched from the end.
+constexpr ptrdiff_t kSmallPayload = 1024;
 
 #define KEY(s) s, sizeof(s) - 1
 
@@ -58,7 +67,11 @@ int64_t ReadInt(const uint8_t* p, const uint8_t* end) {
 }
 
 void ReadUsage(const uint8_t* a, const uint8_t* e, int32_t* state) {
-  const uint8_t* u = FindValueLast(a, e, KEY("\"usage\""));
+  // usage is the last field servers write: look in the tail first (a long
+  // body's text and ids need not be searched), then everywhere.
+  constexpr ptrdiff_t kTail = 512;
+  const uint8_t* u = e - a > kTail ? FindValue(e - kTail, e, KEY("\"usage\"")) : nullptr;
+  if (!u) u = FindValue(a, e, KEY("\"usage\""));
   if (!u || *u != '{') return;
   const uint8_t* c = FindValue(u, e, KEY("\"completion_tokens\""));
   if (!c) return;
@@ -68,8 +81,59 @@ void ReadUsage(const uint8_t* a, const uint8_t* e, int32_t* state) {
 
 enum class Ev { kHandled, kHandBack, kNeedRoom };
 
+// Eight bytes as little-endian (memcpy compiles to one load).
+inline uint64_t Load8(const uint8_t* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+// The numbers of [a, close) (an id array's inside) appended at ids[*len];
+// false on anything but digits, commas and spaces, or an empty element.
+// `limit` is how far reading may go (the buffer's end): numbers are read
+// eight bytes at a time (SWAR: find the first non-digit, then combine the
+// digits with three multiplies), which costs a few ns a number where a byte
+// loop paid a mispredicted branch at every number's end.
+bool ParseIds(const uint8_t* a, const uint8_t* close, const uint8_t* limit, int32_t* ids, size_t* len) {
+  size_t n = *len;
+  const uint8_t* p = a;
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  for (;;) {
+    while (p < close && IsSpace(*p)) p++;
+    if (p >= close) break;
+    uint32_t x = 0;
+    if (limit - p >= 8) {
+      const uint64_t w = Load8(p);
+      // Non-zero bytes mark non-digits: high nibble not 3, or low nibble > 9
+      // (a carry out of a non-digit byte only touches later bytes).
+      const uint64_t nd = ((w & (0xF0 * kOnes)) ^ (0x30 * kOnes)) | (((w + 0x06 * kOnes) & (0xF0 * kOnes)) ^ (0x30 * kOnes));
+      const int k = nd == 0 ? 8 : __builtin_ctzll(nd) / 8;
+      if (k == 0 || k == 8) goto slow;  // not a number here, or 8+ digits: the byte loop decides
+      uint64_t v = (w - 0x30 * kOnes) << (8 * (8 - k));  // digits to the top, leading zeros below
+      v = ((v * 10) + (v >> 8)) & 0x00FF00FF00FF00FFull;
+      v = ((v * 100) + (v >> 16)) & 0x0000FFFF0000FFFFull;
+      v = ((v * 10000) + (v >> 32)) & 0x00000000FFFFFFFFull;
+      x = static_cast<uint32_t>(v);
+      p += k;
+    } else {
+    slow:
+      if (*p < '0' || *p > '9') return false;
+      uint64_t y = 0;
+      while (p < close && *p >= '0' && *p <= '9') y = y * 10 + (*p++ - '0');
+      x = static_cast<uint32_t>(y);
+    }
+    ids[n++] = static_cast<int32_t>(x);
+    while (p < close && IsSpace(*p)) p++;
+    if (p >= close) break;
+    if (*p != ',') return false;
+    p++;
+  }
+  *len = n;
+  return true;
+}
+
 // One event payload [a, e).
-Ev Payload(const uint8_t* a, const uint8_t* e, int32_t* state, int32_t* ids, size_t cap) {
+Ev Payload(const uint8_t* a, const uint8_t* e, const uint8_t* limit, int32_t* state, int32_t* ids, size_t cap) {
   if (e - a == 6 && std::memcmp(a, "[DONE]", 6) == 0) {
     state[kDone] = 1;
     return Ev::kHandled;
@@ -79,36 +143,41 @@ Ev Payload(const uint8_t* a, const uint8_t* e, int32_t* state, int32_t* ids, siz
   const uint8_t* t = e;
   while (t > s && IsSpace(t[-1])) t--;
   if (t - s < 2 || *s != '{' || t[-1] != '}') return Ev::kHandBack;
-  const uint8_t* v = FindValueLast(s, t, KEY("\"token_ids\""));
+  const bool small = t - s <= kSmallPayload;
+  const uint8_t* v = small ? FindValueLast(s, t, KEY("\"token_ids\"")) : FindValue(s, t, KEY("\"token_ids\""));
   if (v && *v == '[') {
-    // Count first, so a full ids array leaves the event untouched.
-    size_t n = 0;
-    const uint8_t* p = v + 1;
-    for (;;) {
-      while (p < t && (IsSpace(*p) || *p == ',')) p++;
-      if (p >= t) return Ev::kHandBack;
-      if (*p == ']') break;
-      if (*p < '0' || *p > '9') return Ev::kHandBack;
-      while (p < t && *p >= '0' && *p <= '9') p++;
-      n++;
+    const size_t len0 = static_cast<size_t>(state[kIdsLen]);
+    size_t len = len0;
+    const uint8_t* close = static_cast<const uint8_t*>(std::memchr(v, ']', static_cast<size_t>(t - v)));
+    if (!close) return Ev::kHandBack;
+    // n numbers take at least 2n-1 bytes: when even that many fit, the fast
+    // parser needs no capacity check.
+    const size_t bytes = static_cast<size_t>(close - v - 1);
+    if (len0 + (bytes + 1) / 2 <= cap) {
+      if (!ParseIds(v + 1, close, limit, ids, &len)) return Ev::kHandBack;
+    } else {
+      const uint8_t* p = v + 1;
+      for (;;) {
+        while (p < close && (IsSpace(*p) || *p == ',')) p++;
+        if (p >= close) break;
+        if (*p < '0' || *p > '9') return Ev::kHandBack;
+        int64_t x = 0;
+        while (p < close && *p >= '0' && *p <= '9') x = x * 10 + (*p++ - '0');
+        if (len == cap) {
+          // An event larger than the whole array can never fit: the JS decoders take it.
+          return len0 == 0 ? Ev::kHandBack : Ev::kNeedRoom;
+        }
+        ids[len++] = static_cast<int32_t>(x);
+      }
     }
-    // An event larger than the whole array can never fit: the JS decoders take it.
-    if (n > cap) return Ev::kHandBack;
-    size_t len = static_cast<size_t>(state[kIdsLen]);
-    if (len + n > cap) return Ev::kNeedRoom;
-    p = v + 1;
-    for (size_t i = 0; i < n; i++) {
-      while (IsSpace(*p) || *p == ',') p++;
-      int64_t x = 0;
-      while (*p >= '0' && *p <= '9') x = x * 10 + (*p++ - '0');
-      ids[len++] = static_cast<int32_t>(x);
-    }
+    const size_t n = len - len0;
     state[kIdsLen] = static_cast<int32_t>(len);
     if (n > 0) {
       state[kTokenChunks]++;
       if (n > 1) state[kMultiChunks]++;
     }
-    const uint8_t* f = FindValueLast(s, v, KEY("\"finish_reason\""));
+    const uint8_t* f = small ? FindValueLast(s, v, KEY("\"finish_reason\"")) : FindValue(s, t, KEY("\"finish_reason\""));
+    if (small && !f) f = FindValue(v, t, KEY("\"finish_reason\""));  // written after the ids
     if (f && *f == '"') {
       state[kFinished] = 1;
       ReadUsage(s, t, state);  // some servers put it on the last content chunk
@@ -147,6 +216,7 @@ void Scan(const uint8_t* buf, size_t len, int32_t* state, int32_t* ids, size_t c
   while (start < end && !state[kDone]) {
     // Find the blank line ending this event.
     const uint8_t* sep = nullptr;
+    bool single = true;  // the event is one line (the separator follows its first line end)
     for (const uint8_t* p = start; p < end;) {
       const uint8_t* nl = static_cast<const uint8_t*>(std::memchr(p, '\n', end - p));
       if (!nl) break;
@@ -159,6 +229,7 @@ void Scan(const uint8_t* buf, size_t len, int32_t* state, int32_t* ids, size_t c
         sep = nl - 1;
         break;
       }
+      single = false;
       p = nl + 1;
     }
     if (!sep) break;
@@ -166,11 +237,10 @@ void Scan(const uint8_t* buf, size_t len, int32_t* state, int32_t* ids, size_t c
     // Fast path: one `data:` line; anything else goes back to JS.
     const uint8_t* a = start;
     const uint8_t* e = sep;
-    const bool single = std::memchr(a, '\n', e - a) == nullptr;
     if (single && e - a >= 5 && std::memcmp(a, "data:", 5) == 0) {
       a += 5;
       if (a < e && *a == ' ') a++;
-      const Ev r = Payload(a, e, state, ids, cap);
+      const Ev r = Payload(a, e, end, state, ids, cap);
       if (r == Ev::kNeedRoom) {
         state[kStatus] = kNeedRoom;
         state[kEvents]--;
@@ -193,6 +263,26 @@ void Scan(const uint8_t* buf, size_t len, int32_t* state, int32_t* ids, size_t c
     start = sep + seplen;
   }
   state[kConsumed] = static_cast<int32_t>(start - buf);
+}
+
+void ScanBody(const uint8_t* buf, size_t len, int32_t* state, int32_t* ids, size_t cap) {
+  state[kStatus] = kHandBack;
+  state[kIdsLen] = 0;
+  state[kServerCount] = -1;
+  state[kFinished] = 0;
+  state[kTokenChunks] = 0;
+  state[kMultiChunks] = 0;
+  const uint8_t* end = buf + len;
+  // For single-prompt requests only (the caller's job): with several choices
+  // the last token_ids would win.
+  const uint8_t* c = FindValue(buf, end, KEY("\"choices\""));
+  if (!c || *c != '[') return;
+  if (Payload(buf, end, end, state, ids, cap) != Ev::kHandled || state[kTokenChunks] == 0) {
+    state[kIdsLen] = 0;
+    return;
+  }
+  if (state[kServerCount] < 0) ReadUsage(buf, end, state);
+  state[kStatus] = kOk;
 }
 
 }  // namespace lgsse

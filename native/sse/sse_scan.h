@@ -37,4 +37,10 @@ enum Status : int {
 // Scans buf[0, len). `ids`/`cap`: where generated ids go (from state[kIdsLen]).
 void Scan(const uint8_t* buf, size_t len, int32_t* state, int32_t* ids, size_t cap);
 
+// A whole non-streaming OpenAI-style body with one choice: its token_ids and
+// usage.completion_tokens. kOk when the ids were found (kIdsLen, kServerCount
+// set); kHandBack when the body is anything else (error, no ids, too many
+// ids): the caller then parses it as JSON.
+void ScanBody(const uint8_t* buf, size_t len, int32_t* state, int32_t* ids, size_t cap);
+
 }  // namespace lgsse

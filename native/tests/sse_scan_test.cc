@@ -140,4 +140,36 @@ TEST_CASE("sse: an event with more ids than the array holds is handed back, not 
   CHECK_EQ(s.state[lgsse::kDone], 1);
 }
 
+TEST_CASE("body: a single-choice completion's ids and usage count") {
+  const std::string body =
+      "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":\" a \\\"token_ids\\\":[9]\","
+      "\"finish_reason\":\"length\",\"prompt_token_ids\":[1,2],\"token_ids\":[5, 6,7]}],"
+      "\"usage\":{\"prompt_tokens\":2,\"total_tokens\":6,\"completion_tokens\":4}}";
+  std::vector<int32_t> state(lgsse::kSlotCount, 0);
+  std::vector<int32_t> ids(16, 0);
+  lgsse::ScanBody(reinterpret_cast<const uint8_t*>(body.data()), body.size(), state.data(), ids.data(), ids.size());
+  CHECK_EQ(state[lgsse::kStatus], static_cast<int32_t>(lgsse::kOk));
+  CHECK_EQ(state[lgsse::kIdsLen], 3);
+  CHECK_EQ(ids[0], 5);
+  CHECK_EQ(ids[2], 7);
+  CHECK_EQ(state[lgsse::kServerCount], 4);
+}
+
+TEST_CASE("body: errors, missing or empty ids and oversized arrays go to the JSON path") {
+  const char* bodies[] = {
+      "{\"object\":\"error\",\"message\":\"bad\",\"code\":400}",
+      "{\"choices\":[{\"index\":0,\"text\":\"x\"}],\"usage\":{\"completion_tokens\":1}}",
+      "{\"choices\":[{\"index\":0,\"token_ids\":[]}]}",
+      "{\"choices\":[{\"index\":0,\"token_ids\":[1,2,3,4,5]}]}",
+      "not json",
+  };
+  for (const char* b : bodies) {
+    std::vector<int32_t> state(lgsse::kSlotCount, 0);
+    std::vector<int32_t> ids(4, 0);
+    lgsse::ScanBody(reinterpret_cast<const uint8_t*>(b), std::strlen(b), state.data(), ids.data(), ids.size());
+    CHECK_EQ(state[lgsse::kStatus], static_cast<int32_t>(lgsse::kHandBack));
+    CHECK_EQ(state[lgsse::kIdsLen], 0);
+  }
+}
+
 TEST_MAIN()

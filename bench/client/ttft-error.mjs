@@ -1,0 +1,176 @@
+// TTFT error of the harness against a server's truth, at 10 %, 50 % and
+// 90 % of the harness's capacity.
+//
+//   node bench/client/ttft-error.mjs [--against bench|sim] [--tokens 100]
+//        [--duration-s 8] [--fractions 0.1,0.5,0.9] [--workers N]
+//        [--decode-step-ms 2]   (sim only)
+//
+// --against bench (default): bench/client/server.mjs, which writes each
+//   pre-built response at once and costs nearly nothing, so the harness's
+//   own capacity is what is measured; truth = its /_records.
+// --against sim: the project's simulator (`loadgen sim`, vLLM flavour,
+//   timer-paced decode steps, every request admitted at once); truth = its
+//   /_sim/records. On a 2-core machine the simulator saturates first, so
+//   "capacity" is then that of harness and simulator together.
+// 1. Capacity: the harness (LoadGen Offline, createLlmSut, worker threads)
+//    streams `--tokens`-token responses as fast as it can (in-flight cap 64
+//    against the bench server, 512 against the simulator): completed
+//    requests per second.
+// 2. For each fraction f: a LoadGen Server run at f × capacity (Poisson
+//    arrivals, no in-flight cap), the harness's TTFT per sample (first token
+//    − LoadGen's scheduled issue time, what goes into the MLPerf logs), and
+//    the server's TTFT for the same request (first token written − request
+//    read), matched by x-request-id.
+//    error = harness TTFT − server TTFT. All clocks are CLOCK_MONOTONIC.
+// Prints a markdown table and writes bench/client/results/ttft-<time>.json.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { measureTtftError } from './run.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..', '..');
+
+function options(argv) {
+  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const v = () => argv[++i];
+    if (a === '--against') o.against = v();
+    else if (a === '--tokens') o.tokens = Number(v());
+    else if (a === '--decode-step-ms') o.decodeStepMs = Number(v());
+    else if (a === '--duration-s') o.durationS = Number(v());
+    else if (a === '--fractions') o.fractions = v().split(',').map(Number);
+    else if (a === '--workers') o.workers = Number(v());
+    else throw new Error(`unknown option ${a}`);
+  }
+  if (o.against !== 'bench' && o.against !== 'sim') throw new Error('--against takes bench or sim');
+  return o;
+}
+
+function firstLine(child, what, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const t = setTimeout(() => reject(new Error(`${what}: no output in ${timeoutMs} ms; stderr ${err.slice(-400)}`)), timeoutMs);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const nl = out.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(t);
+        resolve(out.slice(0, nl));
+      }
+    });
+    child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+    child.on('exit', (code) => {
+      clearTimeout(t);
+      if (!out.includes('\n')) reject(new Error(`${what} exited (${code}); stderr ${err.slice(-400)}`));
+    });
+  });
+}
+
+async function startSim(o) {
+  const args = [join(ROOT, 'dist', 'cli.js'), 'sim', '--port', '0', '--decode-step-ms', String(o.decodeStepMs), '--no-precise-pacing', '--max-running-seqs', '100000', '--max-records', '2000000', '--max-model-len', '1000000'];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = (await firstLine(child, 'simulator', 20000)).trim();
+  return {
+    url,
+    model: 'sim-model',
+    async records() {
+      const r = await fetch(`${url}/_sim/records`);
+      const truth = {};
+      for (const x of await r.json()) if (x.requestId !== null && x.firstTokenNs !== null) truth[x.requestId] = [x.receivedNs, x.firstTokenNs];
+      return truth;
+    },
+    async clear() {
+      await fetch(`${url}/_sim/records`, { method: 'DELETE' });
+    },
+    stop() {
+      child.kill('SIGTERM');
+    },
+  };
+}
+
+// The bench server: truth in GET /_records as {records: {id: [read, first write]}}.
+async function startBenchServer(o) {
+  const child = spawn(process.execPath, [join(HERE, 'server.mjs'), '--tokens', String(o.tokens), '--paced-ms', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const hello = JSON.parse(await firstLine(child, 'bench server', 20000));
+  const url = `http://127.0.0.1:${hello.port}`;
+  return {
+    url,
+    model: 'm',
+    async records() {
+      const r = await fetch(`${url}/_records`);
+      return (await r.json()).records;
+    },
+    async clear() {
+      await fetch(`${url}/_records`, { method: 'DELETE' });
+    },
+    stop() {
+      child.kill('SIGTERM');
+    },
+  };
+}
+
+async function harness(srv, o, extra) {
+  const args = [join(HERE, 'harness.mjs'), '--url', srv.url, '--requests', '1000000', '--duration-s', String(o.durationS), '--warmup-s', '2', '--stream', '--max-tokens', String(o.tokens), '--model', srv.model, ...extra];
+  if (o.workers !== null) args.push('--workers', String(o.workers));
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT });
+  const limit = setTimeout(() => child.kill('SIGKILL'), (o.durationS * 4 + 60) * 1e3);
+  const line = await firstLine(child, 'harness', (o.durationS * 4 + 60) * 1e3);
+  clearTimeout(limit);
+  return JSON.parse(line);
+}
+
+const f = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
+
+async function main() {
+  const o = options(process.argv.slice(2));
+  const tmp = mkdtempSync(join(tmpdir(), 'ttft-error-'));
+  const sim = o.against === 'sim' ? await startSim(o) : await startBenchServer(o);
+  const rows = [];
+  try {
+    const cap = await harness(sim, o, ['--concurrency', o.against === 'sim' ? '512' : '64', '--scenario', 'offline']);
+    if (cap.error || !cap.requests) throw new Error(`capacity run failed: ${JSON.stringify(cap).slice(0, 400)}`);
+    const capacity = cap.requests / cap.wall_s;
+    process.stdout.write(`against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}: capacity ${capacity.toFixed(0)} req/s of ${o.tokens}-token streams (${f(cap.cpu_s / cap.wall_s * 100, 0)}% harness CPU, ${cap.errors} errors)\n`);
+    for (const fr of o.fractions) {
+      await sim.clear();
+      const qps = Math.max(1, Math.round(capacity * fr));
+      const file = join(tmp, `ttft-${fr}.json`);
+      const r = await harness(sim, o, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(qps), '--ttft-out', file]);
+      const truth = await sim.records();
+      const err = measureTtftError(JSON.parse(readFileSync(file, 'utf8')), truth);
+      rows.push({ fraction: fr, targetQps: qps, harness: r, error: err });
+      process.stdout.write(
+        `  ${(fr * 100).toFixed(0)}% (${qps} QPS): n ${err.n}, error p50 ${f(err.error?.p50, 3)} ms p99 ${f(err.error?.p99, 3)} ms ` +
+          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}), simulator TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, errors ${r.errors}\n`,
+      );
+    }
+    const table = [
+      '| load | target QPS | samples | TTFT error p50 (ms) | p99 (ms) | send side p99 | receive side p99 | simulator TTFT p50 (ms) | harness CPU % |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map(
+        (x) =>
+          `| ${(x.fraction * 100).toFixed(0)}% | ${x.targetQps} | ${x.error.n} | ${f(x.error.error?.p50, 3)} | ${f(x.error.error?.p99, 3)} | ${f(x.error.send?.p99, 3)} | ${f(x.error.recv?.p99, 3)} | ${f(x.error.serverTtft?.p50, 2)} | ${f((x.harness.cpu_s / x.harness.wall_s) * 100, 0)} |`,
+      ),
+    ].join('\n');
+    process.stdout.write(`\n${table}\n`);
+    const dir = join(HERE, 'results');
+    mkdirSync(dir, { recursive: true });
+    const out = join(dir, `ttft-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    writeFileSync(out, JSON.stringify({ options: o, capacity, capacityRun: cap, rows, table }, null, 1));
+    process.stdout.write(`\nwrote ${out}\n`);
+  } finally {
+    sim.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e?.stack ?? e}\n`);
+  process.exit(1);
+});
