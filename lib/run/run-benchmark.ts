@@ -175,6 +175,9 @@ export function composeSettings(o: Pick<RunBenchmarkOptions, 'scenario' | 'mode'
     // from mlperf.conf) and the generic LLM bounds.
     settings = { ...defaultTestSettings(), ...GENERIC_LLM_BOUNDS };
     for (const f of SEED_FIELDS) (settings as unknown as Record<string, unknown>)[f] = official[f];
+    // MultiStream's p99 early stopping cannot pass below the official 662
+    // queries: fewer would only ever give INVALID.
+    if (scenario === 'MultiStream') settings.minQueryCount = official.minQueryCount;
     if (o.userConf) {
       const withUser = loadSettings({ model, scenario, userConf: o.userConf });
       userFields = changedFields(withUser, official);

@@ -308,6 +308,7 @@ describe('settings layers', () => {
     // Real endpoints: no simulator defaults.
     expect(s({ scenario: 'Server' }, false)).toMatchObject({ minDurationMs: defaultTestSettings().minDurationMs, serverTargetQps: 1 });
     expect(s({ scenario: 'Offline' })).toMatchObject({ offlineExpectedQps: 250 });
+    expect(s({ scenario: 'MultiStream' })).toMatchObject({ minQueryCount: 662, multiStreamSamplesPerQuery: 8 });
   });
 
   test('--benchmark: the official values; the simulator shortens the run unless the user chose', () => {
