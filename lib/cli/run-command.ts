@@ -147,7 +147,7 @@ export function redactArgv(argv: readonly string[]): string[] {
   return out;
 }
 
-/** Checks the merged flags and turns them into runBenchmark options (no I/O besides none). */
+/** Checks the merged flags and turns them into runBenchmark options (no I/O). */
 export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPlan {
   const scenario = parseScenario(f.scenario);
   const mode = parseMode(f.mode);
