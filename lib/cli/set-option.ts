@@ -8,7 +8,7 @@ import { defaultTestSettings, settingName, type TestScenario, type TestSettings 
 import { UsageError } from './errors.js';
 
 type Field = keyof TestSettings;
-type ConfKind = 'uint' | 'double' | 'bool' | 'seed' | 'mode';
+type ConfKind = 'uint' | 'double' | 'bool' | 'seed';
 
 /** An mlperf.conf key: the field it sets (per scenario when it depends on it) and its unit factor. */
 interface ConfKey {
@@ -25,7 +25,8 @@ const PERCENT = 0.01;
 // list), with the fields they set. A key that names a per-scenario field
 // applies to the run's scenario.
 const CONF_KEYS: Record<string, ConfKey> = {
-  mode: { field: 'mode', kind: 'mode' },
+  // Refused with a pointer to --mode (the conf file's 0-3 code).
+  mode: { field: 'mode', kind: 'uint' },
   use_token_latencies: { field: 'useTokenLatencies', kind: 'bool' },
   ttft_latency: { field: 'ttftLatencyNs', kind: 'uint', scale: MS },
   tpot_latency: { field: 'tpotLatencyNs', kind: 'uint', scale: MS },
@@ -72,8 +73,6 @@ const CONF_KEYS: Record<string, ConfKey> = {
   test05_schedule_rng_seed: { field: 'test05ScheduleRngSeed', kind: 'seed' },
 };
 
-const MODE_NUMBERS = ['SubmissionRun', 'AccuracyOnly', 'PerformanceOnly', 'FindPeakPerformance'] as const;
-
 /** Official mlperf.conf key names (for help text and tests). */
 export function confKeyNames(): string[] {
   return Object.keys(CONF_KEYS);
@@ -107,14 +106,6 @@ function parseSeed(key: string, raw: unknown): string {
   const s = typeof raw === 'bigint' ? raw.toString() : typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : String(raw).trim();
   if (!/^\d+$/.test(s) || BigInt(s) >= 1n << 64n) throw new UsageError(`setting ${key}: expected a 64-bit unsigned integer seed, got ${JSON.stringify(raw)}`);
   return s;
-}
-
-function parseMode(key: string, raw: unknown): TestSettings['mode'] {
-  const s = String(raw).trim();
-  if (/^[0-3]$/.test(s)) return MODE_NUMBERS[Number(s)];
-  const found = MODE_NUMBERS.find((m) => m.toLowerCase() === s.toLowerCase());
-  if (!found) throw new UsageError(`setting ${key}: expected 0-3 or one of ${MODE_NUMBERS.join(', ')}, got ${JSON.stringify(raw)}`);
-  return found;
 }
 
 function integer(key: string, n: number): number {
@@ -152,8 +143,6 @@ export function parseSetting(key: string, raw: unknown, scenario: TestScenario):
     if (OWN_FLAG[field]) throw new UsageError(`setting ${key}: use ${OWN_FLAG[field]} instead of --set`);
     const scale = conf.scale ?? 1;
     switch (conf.kind) {
-      case 'mode':
-        return [field, parseMode(key, raw)];
       case 'bool':
         return [field, parseBool(key, raw)];
       case 'seed':
