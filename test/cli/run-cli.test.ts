@@ -141,6 +141,24 @@ settings:
     expect(j.benchmark.model).toBe('llama3_1-8b');
   });
 
+  test('--benchmark picks its dataset preset: an MLPerf cnn_eval.json-shaped file', async () => {
+    const out = join(dir, 'cnn');
+    const rows = Array.from({ length: 8 }, (_, i) => ({
+      input: `article ${i}`,
+      tok_input: [128000, 100 + i, 200 + i, 300],
+      output: `highlights ${i}`,
+      instruction: { llama: 'Summarize:\n{input}\n\nSummary:' },
+    }));
+    const data = writeText(dir, 'cnn_eval.json', JSON.stringify(rows, null, 4));
+    const r = await runCli(cli, ['run', '--scenario', 'Offline', '--benchmark', 'llama3_1-8b', '--dataset', data, '--set', 'min_duration=100', '--set', 'min_query_count=8', '--target-qps', '2000', '--max-tokens', '8', '--output-dir', out], dir);
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stderr).toMatch(/cnn_eval.json: 8 samples \(json; tokenIds=tok_input/);
+    const j = results(out);
+    expect(j.benchmark.dataset).toMatchObject({ size: 8, preset: 'llama3_1-8b' });
+    // --max-tokens replaces the preset's 128-token cap for rows without their own.
+    expect(j.endpoints[0].outputTokens / j.endpoints[0].completed).toBe(8);
+  });
+
   test('the SGLang flavour: --backend sglang --api generate against an SGLang simulator', async () => {
     const out = join(dir, 'sglang');
     const r = await runCli(cli, ['run', '--scenario', 'Offline', ...QUICK, '--backend', 'sglang', '--api', 'generate', '--output-dir', out], dir);
