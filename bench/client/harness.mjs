@@ -126,6 +126,7 @@ async function runHarness(lib, o) {
   // Events received: token chunks, plus the usage chunk and [DONE] of each stream.
   const events = o.stream ? chunks + 2 * completed : 0;
   let ttft = { n: 0, mean: null, p50: null, p99: null, max: null };
+  let phases = null;
   if (after.timings) {
     const fresh = after.timings.filter((t) => t.ok && Number.isFinite(t.firstTokenNs) && t.scheduledNs >= measuredFromNs);
     // Server: LoadGen's TTFT, from the scheduled issue time (every query is
@@ -137,6 +138,18 @@ async function runHarness(lib, o) {
     const ms = fresh.map((t) => (t.firstTokenNs - t[from]) / 1e6).sort((a, b) => a - b);
     const at = (q) => ms[Math.min(ms.length - 1, Math.max(0, Math.ceil(q * ms.length) - 1))];
     if (ms.length) ttft = { n: ms.length, mean: ms.reduce((a, b) => a + b, 0) / ms.length, p50: at(0.5), p99: at(0.99), max: ms[ms.length - 1] };
+    // Where the time before the request reaches the wire goes: engine
+    // schedule -> engine issue (issue thread wake-up), engine issue ->
+    // request written (hand-over to JS, the worker ring, undici).
+    const pq = (arr) => {
+      const v = Float64Array.from(arr).sort();
+      const at = (q) => v[Math.min(v.length - 1, Math.max(0, Math.ceil(q * v.length) - 1))] / 1e6;
+      return v.length ? { p50: at(0.5), p99: at(0.99), max: v[v.length - 1] / 1e6 } : null;
+    };
+    phases = {
+      scheduledToIssuedMs: pq(fresh.map((t) => t.issuedNs - t.scheduledNs).filter(Number.isFinite)),
+      issuedToSentMs: pq(fresh.map((t) => t.sentNs - t.issuedNs).filter(Number.isFinite)),
+    };
     if (o.ttftOut) writeFileSync(o.ttftOut, JSON.stringify({ clock: 'CLOCK_MONOTONIC_ns', records: fresh.map((t) => [String(t.id), t[from], t.firstTokenNs]) }));
   }
   return {
@@ -156,6 +169,7 @@ async function runHarness(lib, o) {
     issued_total: after.samples.issued,
     completed_total: after.samples.completed,
     ttft_ms: ttft,
+    phases,
     workers: after.workers,
     multi_token_chunk_fraction: after.chunks.multiTokenFraction,
   };

@@ -147,7 +147,7 @@ async function main() {
       rows.push({ fraction: fr, targetQps: qps, harness: r, error: err });
       process.stdout.write(
         `  ${(fr * 100).toFixed(0)}% (${qps} QPS): n ${err.n}, error p50 ${f(err.error?.p50, 3)} ms p99 ${f(err.error?.p99, 3)} ms ` +
-          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}), simulator TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, errors ${r.errors}\n`,
+          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, errors ${r.errors}\n`,
       );
     }
     const table = [
