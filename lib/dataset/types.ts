@@ -18,6 +18,8 @@ export interface Prompt {
   maxTokens?: number;
   /** Reference output (accuracy scoring), when the dataset has one. */
   reference?: string | readonly number[];
+  /** Chat API: tool definitions offered with this prompt (OpenAI `tools`), e.g. replayed conversations. */
+  tools?: readonly unknown[];
 }
 
 /** A dataset: maps a sample index (0 .. size-1) to its prompt. */

@@ -17,6 +17,8 @@ export class Sequence {
   readonly ids: number[] = [];
   /** When the engine admitted the sequence into the running batch (null before). */
   admittedNs: bigint | null = null;
+  /** Prompt tokens found in the prefix cache: not prefilled again. */
+  cachedTokens = 0;
 
   constructor(
     readonly listener: StepListener,
@@ -158,7 +160,7 @@ export class Engine {
       seq.state = 'running';
       seq.admittedNs = startNs;
       this.running.add(seq);
-      prefillTokens += seq.promptTokens;
+      prefillTokens += seq.promptTokens - seq.cachedTokens;
     }
     if (this.running.size === 0) {
       this.dueNs = null;

@@ -11,6 +11,7 @@ import type { ResolvedOptions } from './options.js';
 import { nowNs } from './records.js';
 import { SSE_HEADERS, type Reply } from './reply.js';
 import type { GenRequest } from './requests.js';
+import { malformToolCall } from './tool-calls.js';
 import { SSE_DONE, Wire, sseEvent, type Choice } from './wire.js';
 
 export interface ExchangeDeps {
@@ -50,6 +51,14 @@ export class Exchange implements StepListener {
     } else {
       this.tokenFault = null;
     }
+    if (f?.kind === 'malformed-tool-call') {
+      // Fewer argument pieces: the call is also shorter to generate.
+      for (const p of req.prompts) {
+        if (!p.toolCall) continue;
+        p.toolCall = malformToolCall(p.toolCall);
+        p.target = 1 + p.toolCall.pieces.length;
+      }
+    }
   }
 
   /** Submits the sequences and opens the stream. */
@@ -59,6 +68,7 @@ export class Exchange implements StepListener {
     for (const prompt of req.prompts) {
       for (let sample = 0; sample < req.n; sample++) {
         const seq = new Sequence(this, prompt.ids.length, prompt.target, prompt.stopsOnEos, prompt.hash, sample);
+        seq.cachedTokens = prompt.cachedTokens ?? 0;
         this.choices.push({ index: index++, prompt, seq, sent: 0, textSent: 0, roleSent: false });
       }
     }
@@ -176,7 +186,7 @@ export class Exchange implements StepListener {
             data += this.wire.chatRoleChunk(c, firstEver, req.continuousUsage ? { prompt: c.prompt.ids.length, completion: 0 } : null);
             events++;
           }
-          data += this.wire.chatChunk(c, ids, last, usage);
+          data += c.prompt.toolCall ? this.wire.chatToolChunk(c, c.sent, upTo, last, usage) : this.wire.chatChunk(c, ids, last, usage);
         } else {
           data += this.wire.completionChunk(c, ids, last, usage);
         }

@@ -3,7 +3,7 @@
 import type { SimFaultKind, SimFaultRule } from './types.js';
 
 const KINDS: ReadonlySet<string> = new Set<SimFaultKind>([
-  'status', 'reset-before', 'reset-during', 'stall', 'malformed-chunk', 'error-event', 'slow-headers',
+  'status', 'reset-before', 'reset-during', 'stall', 'malformed-chunk', 'error-event', 'slow-headers', 'malformed-tool-call',
 ]);
 const STATUSES: ReadonlySet<number> = new Set([400, 429, 500, 503]);
 const RULE_KEYS: ReadonlySet<string> = new Set(['kind', 'count', 'match', 'status', 'retryAfterS', 'afterTokens', 'ms']);

@@ -46,6 +46,9 @@ export type FinishedReason = 'stop' | 'length' | 'abort';
 export class Metrics {
   promptTokens = 0;
   generationTokens = 0;
+  /** Prefix cache: prompt tokens looked up and found (null while the cache is off: not exported). */
+  prefixCacheQueries: number | null = null;
+  prefixCacheHits: number | null = null;
   readonly finished: Record<FinishedReason, number> = { stop: 0, length: 0, abort: 0 };
   private readonly ttft: Histogram;
   private readonly e2e: Histogram;
@@ -85,6 +88,10 @@ export class Metrics {
     gauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.', g.kvUsage);
     counter('vllm:prompt_tokens', 'Number of prefill tokens processed.', this.promptTokens);
     counter('vllm:generation_tokens', 'Number of generation tokens processed.', this.generationTokens);
+    if (this.prefixCacheQueries !== null) {
+      counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', this.prefixCacheQueries);
+      counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', this.prefixCacheHits ?? 0);
+    }
     out.push('# HELP vllm:request_success Count of successfully processed requests.', '# TYPE vllm:request_success counter');
     for (const reason of ['stop', 'length', 'abort'] as const) {
       out.push(`vllm:request_success_total{${labels},finished_reason="${reason}"} ${num(this.finished[reason])}`);
@@ -109,6 +116,9 @@ export class Metrics {
     gauge('sglang:token_usage', 'The token usage.', g.kvUsage);
     counter('sglang:prompt_tokens', 'Number of prefill tokens processed.', this.promptTokens);
     counter('sglang:generation_tokens', 'Number of generation tokens processed.', this.generationTokens);
+    if (this.prefixCacheQueries !== null) {
+      gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', this.prefixCacheQueries > 0 ? (this.prefixCacheHits ?? 0) / this.prefixCacheQueries : 0);
+    }
     counter('sglang:num_requests', 'The number of processed requests.', this.finished.stop + this.finished.length);
     counter('sglang:num_aborted_requests', 'The number of aborted requests.', this.finished.abort);
     this.histogram(out, 'sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels, this.ttft);

@@ -22,6 +22,8 @@ export interface ResolvedOptions {
   returnTokenIds: boolean;
   logprobsTokenIds: boolean;
   sglangOutputIds: 'cumulative' | 'delta';
+  prefixCache: boolean;
+  prefixCacheBlockTokens: number;
   faults: SimFaultRule[];
   record: boolean;
   maxRecords: number;
@@ -73,6 +75,7 @@ const KNOWN = new Set([
   'flavor', 'host', 'port', 'model', 'maxModelLen', 'version', 'maxRunningSeqs', 'prefillNsPerToken',
   'decodeStepNs', 'decodeStepNsPerSeq', 'precisePacing', 'outputLength', 'eosAfter', 'eosTokenId', 'tokensPerChunk',
   'returnTokenIds', 'logprobsTokenIds', 'sglangOutputIds', 'faults', 'record', 'maxRecords',
+  'prefixCache', 'prefixCacheBlockTokens',
 ]);
 
 export function resolveOptions(options: SimulatorOptions | undefined): ResolvedOptions {
@@ -127,6 +130,8 @@ export function resolveOptions(options: SimulatorOptions | undefined): ResolvedO
     returnTokenIds: bool(o, 'returnTokenIds', true),
     logprobsTokenIds: bool(o, 'logprobsTokenIds', true),
     sglangOutputIds,
+    prefixCache: bool(o, 'prefixCache', false),
+    prefixCacheBlockTokens: int(o, 'prefixCacheBlockTokens', 16, 1),
     faults,
     record: bool(o, 'record', true),
     maxRecords: int(o, 'maxRecords', 1_000_000, 1),

@@ -5,6 +5,7 @@
 import { SimHttpError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import { hashIds, tokenizeChat, tokenizeText, type ChatMessageLike } from './tokens.js';
+import { planToolCall, type ToolCallPlan } from './tool-calls.js';
 import type { SimRequestInfo } from './types.js';
 
 export type Api = 'completions' | 'chat' | 'generate';
@@ -20,6 +21,10 @@ export interface PromptPlan {
   stopsOnEos: boolean;
   /** SGLang rid (meta_info.id). */
   rid: string;
+  /** Prompt tokens found in the prefix cache (set by the server when the cache is on). */
+  cachedTokens?: number;
+  /** Chat with tools: the call this response makes instead of text. */
+  toolCall?: ToolCallPlan;
 }
 
 export interface GenRequest {
@@ -278,7 +283,13 @@ export function parseOpenAi(ctx: ParseContext, api: 'completions' | 'chat'): Gen
       requestId: ctx.requestId,
     };
     const { target, stopsOnEos } = planLength(opts, info, minTokens, ignoreEos);
-    return { ids, hash: hashIds(ids), maxTokens: cap, target, stopsOnEos, rid: '' };
+    const plan: PromptPlan = { ids, hash: hashIds(ids), maxTokens: cap, target, stopsOnEos, rid: '' };
+    if (api === 'chat') {
+      // A tool call's length is its argument pieces, whatever the output cap.
+      const call = planToolCall(opts.flavor, b.tools, b.tool_choice, b.messages);
+      if (call) Object.assign(plan, { toolCall: call, target: 1 + call.pieces.length, stopsOnEos: false });
+    }
+    return plan;
   });
 
   return {

@@ -9,6 +9,7 @@ import { Exchange } from './exchange.js';
 import { FaultBook, validateFaultRules } from './faults.js';
 import { Metrics } from './metrics.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
+import { PrefixCache } from './prefix-cache.js';
 import { RecordStore, nowNs } from './records.js';
 import { Reply } from './reply.js';
 import { parseGenerate, parseOpenAi, type GenRequest } from './requests.js';
@@ -23,6 +24,8 @@ interface State {
   metrics: Metrics;
   records: RecordStore;
   faults: FaultBook;
+  /** null when the prefix cache is off. */
+  prefixCache: PrefixCache | null;
   totalRequests: number;
   closing: boolean;
   startedS: number;
@@ -108,6 +111,15 @@ function generation(parse: (st: State, reply: Reply, body: unknown) => GenReques
   return (st, reply, body) => {
     const req = parse(st, reply, body);
     reply.record.promptTokens = req.prompts.reduce((n, p) => n + p.ids.length, 0);
+    if (st.prefixCache) {
+      let cached = 0;
+      for (const p of req.prompts) cached += p.cachedTokens = st.prefixCache.lookupAndInsert(p.ids);
+      reply.record.cachedTokens = cached;
+      st.metrics.prefixCacheQueries = st.prefixCache.queries;
+      st.metrics.prefixCacheHits = st.prefixCache.hits;
+    }
+    const call = req.prompts.find((p) => p.toolCall)?.toolCall;
+    if (call) reply.record.toolCall = call.name;
     new Exchange({ opts: st.opts, engine: st.engine, metrics: st.metrics }, req, reply).start();
   };
 }
@@ -335,6 +347,8 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     metrics,
     records: new RecordStore(opts.record, opts.maxRecords),
     faults,
+    // 1M blocks: far more than a test or a short run fills.
+    prefixCache: opts.prefixCache ? new PrefixCache(opts.prefixCacheBlockTokens, 1_000_000) : null,
     totalRequests: 0,
     closing: false,
     startedS: Math.floor(Date.now() / 1000),

@@ -28,7 +28,8 @@ export type SimFaultKind =
   | 'stall'
   | 'malformed-chunk'
   | 'error-event'
-  | 'slow-headers';
+  | 'slow-headers'
+  | 'malformed-tool-call';
 
 /**
  * A fault rule. Rules are tried in order for each request (control routes
@@ -53,6 +54,8 @@ export type SimFaultKind =
  *   non-stream generation: HTTP 500 with the flavour's error body.
  * - 'slow-headers': nothing is written before `ms` after the request arrived;
  *   then the response proceeds (streams coalesce what was generated meanwhile).
+ * - 'malformed-tool-call': a chat response that calls a tool carries
+ *   arguments cut in half (not valid JSON); other responses are unchanged.
  */
 export interface SimFaultRule {
   kind: SimFaultKind;
@@ -107,6 +110,10 @@ export interface SimRequestRecord {
   chunks: number;
   /** Kind of the fault rule that hit this request, or null. */
   fault: SimFaultKind | null;
+  /** Prompt tokens found in the prefix cache (their prefill is skipped); absent when the cache is off. */
+  cachedTokens?: number;
+  /** Chat: the tool the response called (tools offered and named in the last user message), if any. */
+  toolCall?: string;
   /** True if the client closed the connection before the response ended. */
   clientAborted: boolean;
 }
@@ -158,6 +165,15 @@ export interface SimulatorOptions {
   eosTokenId?: number;
   /** Server stream interval: tokens per chunk (default 1; first chunk 1 token, last chunk flushes). */
   tokensPerChunk?: number;
+
+  /**
+   * Prefix cache (default false): full blocks of a prompt whose prefix was
+   * seen before are not prefilled again (vLLM --enable-prefix-caching,
+   * SGLang's radix cache); records and /metrics show the hits.
+   */
+  prefixCache?: boolean;
+  /** Tokens per cache block (default 16). */
+  prefixCacheBlockTokens?: number;
 
   /** vLLM `return_token_ids` support (default true; false = ignored like an older server). */
   returnTokenIds?: boolean;

@@ -172,6 +172,36 @@ export class Wire {
     return sseEvent(head);
   }
 
+  /**
+   * A chat chunk of a tool-calling choice carrying its tokens [from, upTo):
+   * token 0 opens the call (id, type, name), every later token streams a
+   * piece of the arguments' JSON text; the last chunk says 'tool_calls'.
+   * vLLM serialises the deltas without unset fields; SGLang's keep their
+   * nulls (its ToolCall/FunctionResponse models).
+   */
+  chatToolChunk(c: Choice, from: number, upTo: number, last: boolean, usage: UsageCounts | null): string {
+    const call = c.prompt.toolCall!;
+    const args = call.pieces.slice(Math.max(0, from - 1), Math.max(0, upTo - 1)).join('');
+    const head = this.chunkHead('chat.completion.chunk');
+    const finish = last ? 'tool_calls' : null;
+    if (this.vllm) {
+      const fn: Record<string, unknown> = from === 0 ? { name: call.name } : {};
+      if (from > 0 || args !== '') fn.arguments = args;
+      const tc = from === 0 ? { id: call.id, type: 'function', index: 0, function: fn } : { index: 0, function: fn };
+      const choice: Record<string, unknown> = { index: c.index, delta: { tool_calls: [tc] }, logprobs: null, finish_reason: finish };
+      if (last) choice.stop_reason = null;
+      if (this.req.returnTokenIds) choice.token_ids = c.seq.ids.slice(from, upTo);
+      head.choices = [choice];
+      if (usage) head.usage = this.usage(usage, false);
+    } else {
+      const tc = { id: from === 0 ? call.id : null, index: 0, type: 'function', function: { name: from === 0 ? call.name : null, arguments: args } };
+      const delta = { role: null, content: null, reasoning_content: null, tool_calls: [tc] };
+      head.choices = [{ index: c.index, delta, logprobs: null, finish_reason: finish, matched_stop: null }];
+      head.usage = usage ? this.usage(usage, true) : null;
+    }
+    return sseEvent(head);
+  }
+
   /** The usage-only chunk before [DONE] (choices: []). */
   usageChunk(u: UsageCounts): string {
     const head = this.chunkHead(this.req.api === 'chat' ? 'chat.completion.chunk' : 'text_completion');
@@ -274,6 +304,17 @@ export class Wire {
     out.choices = choices.map((c) => {
       const ids = c.seq.ids;
       const logprobs = req.logprobs !== null ? this.chatLogprobs(ids) : null;
+      const call = c.prompt.toolCall;
+      if (call) {
+        // A tool call answers with no content and finish_reason 'tool_calls'.
+        const toolCalls = [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }];
+        const message = this.vllm
+          ? { role: 'assistant', content: null, refusal: null, annotations: null, audio: null, function_call: null, tool_calls: toolCalls, reasoning_content: null }
+          : { role: 'assistant', content: null, reasoning_content: null, tool_calls: toolCalls.map((t) => ({ ...t, index: 0 })) };
+        return this.vllm
+          ? { index: c.index, message, logprobs: null, finish_reason: 'tool_calls', stop_reason: null }
+          : { index: c.index, message, logprobs: null, finish_reason: 'tool_calls', matched_stop: null };
+      }
       if (this.vllm) {
         const choice: Record<string, unknown> = {
           index: c.index,

@@ -68,6 +68,7 @@ export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): Buil
   } else {
     o.model = ctx.model;
     o[ctx.api === 'chat' ? 'messages' : 'prompt'] = MARK;
+    if (ctx.api === 'chat' && prompt.tools && prompt.tools.length > 0) o.tools = prompt.tools;
     // vLLM's chat prefers max_completion_tokens; SGLang and other servers read max_tokens.
     o[ctx.api === 'chat' && ctx.backend === 'vllm' ? 'max_completion_tokens' : 'max_tokens'] = maxTokens;
     if (sp.minTokens !== undefined) o.min_tokens = sp.minTokens;
