@@ -63,7 +63,7 @@ export type { Detokenizer, LoadTokenizerOptions } from './accuracy/tokenizer.js'
 export { RougeScorer, rougeCorpus, rougeTokenize } from './accuracy/rouge.js';
 export type { RougeScore, RougeType } from './accuracy/rouge.js';
 export { porterStem } from './accuracy/porter-stemmer.js';
-export { sentTokenize, sentencesPerLine, punktParameters, loadPunktParameters, ENGLISH_PUNKT } from './accuracy/sentence-split.js';
+export { sentTokenize, sentencesPerLine, punktParameters, loadPunktParameters, englishPunkt } from './accuracy/sentence-split.js';
 export type { PunktParameters } from './accuracy/sentence-split.js';
 export { ACCURACY_TARGETS, accuracyTarget } from './accuracy/targets.js';
 export type { BenchmarkAccuracy, MetricTarget, AccuracyMetric } from './accuracy/targets.js';

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 
 import { AccuracyLogError, TOKEN_DTYPES, type TokenDtype } from './accuracy-log.js';
 import { AccuracyInputError, accuracyBenchmarks, formatAccuracyReport, scoreAccuracy, type AccuracyReport, type ScoreAccuracyOptions } from './score.js';
-import { ENGLISH_PUNKT, loadPunktParameters } from './sentence-split.js';
+import { englishPunkt, loadPunktParameters } from './sentence-split.js';
 import { TokenizerError } from './tokenizer.js';
 import { DatasetError } from '../dataset/types.js';
 
@@ -74,7 +74,7 @@ async function flagsToOptions(f: AccuracyFlags): Promise<ScoreAccuracyOptions> {
       throw new UsageError(`--punkt: ${(err as Error).message}`);
     }
   } else if (f.nltkUnicodeQuotes) {
-    o.punkt = { ...ENGLISH_PUNKT, unicodeQuotes: true };
+    o.punkt = { ...englishPunkt(), unicodeQuotes: true };
   }
   return o;
 }

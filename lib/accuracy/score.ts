@@ -6,7 +6,7 @@ import { AccuracyLogError, dedupByQslIdx, readAccuracyLog, type AccuracyLog, typ
 import { aimeCorrect, gsm8kCorrect, mathAnswersEqual, parseAimeAnswer, parseBoxed } from './exact-match.js';
 import { multipleChoiceCorrect, parseMultipleChoice, type ChoiceFlavor } from './multiple-choice.js';
 import { npMean, npRound, rougeCorpus } from './rouge.js';
-import { ENGLISH_PUNKT, pyStrip, sentencesPerLine, type PunktParameters } from './sentence-split.js';
+import { englishPunkt, pyStrip, sentencesPerLine, type PunktParameters } from './sentence-split.js';
 import { accuracyTarget, targetValue, ACCURACY_TARGETS, type AccuracyMetric, type BenchmarkAccuracy } from './targets.js';
 import { runTest06, type Test06Report } from './test06.js';
 import { loadTokenizer, type Detokenizer } from './tokenizer.js';
@@ -255,7 +255,7 @@ function rougeMetrics(preds: readonly string[], refs: readonly string[], punkt: 
 function scoreRouge(spec: BenchmarkAccuracy, unique: readonly AccuracyLogEntry[], refs: readonly string[], tok: Detokenizer, o: ScoreAccuracyOptions): Scored {
   const preds = decodeAll(unique, tok, spec.skipSpecialTokens);
   const targets = unique.map((e) => refs[e.qslIdx]!);
-  const { metrics, per, pp } = rougeMetrics(preds, targets, o.punkt ?? ENGLISH_PUNKT);
+  const { metrics, per, pp } = rougeMetrics(preds, targets, o.punkt ?? englishPunkt());
   if (spec.datasetPreset === 'llama2-70b') {
     let tokLen = 0;
     for (const e of unique) tokLen += e.tokens.length;
@@ -298,7 +298,7 @@ function scoreMixtral(
   let metrics: Record<string, number> = {};
   if (orca.length > 0) {
     const preds = decodeAll(orca, tok, spec.skipSpecialTokens);
-    const r = rougeMetrics(preds, orca.map((e) => refs[e.qslIdx]!), o.punkt ?? ENGLISH_PUNKT);
+    const r = rougeMetrics(preds, orca.map((e) => refs[e.qslIdx]!), o.punkt ?? englishPunkt());
     metrics = { ...r.metrics };
     delete metrics.gen_num;
     if (o.keepSamples) {

@@ -16,7 +16,7 @@
 //
 // The parameters are data: NLTK's trained English model (abbreviations,
 // collocations, frequent sentence starters, the case statistics of 20,366
-// words). ENGLISH_PUNKT carries that model as published by the Go port
+// words). englishPunkt() carries that model as published by the Go port
 // neurosnap/sentences (not checked here against NLTK's own files, which this
 // project cannot download); loadPunktParameters() reads NLTK's punkt_tab files
 // themselves. Plain "word. Word" boundaries, '?' and '!' never depend on the
@@ -127,7 +127,7 @@ function firstLower(t: Tok): boolean {
 }
 
 /** Punkt's word tokens of a text, line by line. */
-export function punktWords(text: string, params: PunktParameters = ENGLISH_PUNKT): string[] {
+export function punktWords(text: string, params: PunktParameters = englishPunkt()): string[] {
   const re = lang(params).word;
   const out: string[] = [];
   for (const line of text.split('\n')) {
@@ -253,7 +253,7 @@ function* candidates(text: string, params: PunktParameters): Generator<Candidate
 }
 
 /** [start, end) spans of the sentences of `text`. */
-export function sentenceSpans(text: string, params: PunktParameters = ENGLISH_PUNKT): Array<[number, number]> {
+export function sentenceSpans(text: string, params: PunktParameters = englishPunkt()): Array<[number, number]> {
   const slices: Array<[number, number]> = [];
   let lastBreak = 0;
   for (const c of candidates(text, params)) {
@@ -294,7 +294,7 @@ function pyRstrip(s: string): string {
 }
 
 /** nltk.sent_tokenize(text) with the given (default: stand-in English) parameters. */
-export function sentTokenize(text: string, params: PunktParameters = ENGLISH_PUNKT): string[] {
+export function sentTokenize(text: string, params: PunktParameters = englishPunkt()): string[] {
   return sentenceSpans(text, params).map(([s, e]) => text.slice(s, e));
 }
 
@@ -302,7 +302,7 @@ export function sentTokenize(text: string, params: PunktParameters = ENGLISH_PUN
  * MLPerf's postprocess_text for one text: strip, split into sentences, join
  * them with '\n' (rougeLsum reads one sentence per line).
  */
-export function sentencesPerLine(text: string, params: PunktParameters = ENGLISH_PUNKT): string {
+export function sentencesPerLine(text: string, params: PunktParameters = englishPunkt()): string {
   return sentTokenize(pyStrip(text), params).join('\n');
 }
 
@@ -420,10 +420,19 @@ function* englishOrtho(): Generator<readonly [string, number]> {
   }
 }
 
-/** NLTK's English Punkt parameters (see above). */
-export const ENGLISH_PUNKT: PunktParameters = punktParameters({
-  abbrevTypes: EN_ABBREVIATIONS,
-  collocations: EN_COLLOCATIONS,
-  sentStarters: EN_STARTERS,
-  orthoContext: englishOrtho(),
-});
+let englishPunktCache: PunktParameters | null = null;
+
+/**
+ * NLTK's English Punkt parameters (see above), built on first use: 20k
+ * words of case statistics are not worth building on every import of the
+ * package (a load generator's start-up included).
+ */
+export function englishPunkt(): PunktParameters {
+  englishPunktCache ??= punktParameters({
+    abbrevTypes: EN_ABBREVIATIONS,
+    collocations: EN_COLLOCATIONS,
+    sentStarters: EN_STARTERS,
+    orthoContext: englishOrtho(),
+  });
+  return englishPunktCache;
+}

@@ -16,7 +16,7 @@ import {
   rougeLsumTokens,
   rougeTokenize,
 } from '../../lib/accuracy/rouge.js';
-import { ENGLISH_PUNKT, loadPunktParameters, punktParameters, sentTokenize, sentencesPerLine } from '../../lib/accuracy/sentence-split.js';
+import { englishPunkt, loadPunktParameters, punktParameters, sentTokenize, sentencesPerLine } from '../../lib/accuracy/sentence-split.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -179,7 +179,7 @@ describe('sentence splitting (Punkt) against NLTK 3.8.1 (pinned by MLPerf) and 3
       cases: Array<{ text: string; nltk381: string[]; nltk3103: string[] }>;
     };
     expect(f.cases.length).toBe(453);
-    const unicode = { ...ENGLISH_PUNKT, unicodeQuotes: true };
+    const unicode = { ...englishPunkt(), unicodeQuotes: true };
     const d381 = f.cases.filter((c) => JSON.stringify(sentTokenize(c.text)) !== JSON.stringify(c.nltk381));
     const d310 = f.cases.filter((c) => JSON.stringify(sentTokenize(c.text, unicode)) !== JSON.stringify(c.nltk3103));
     expect(d381).toEqual([]);
