@@ -8,6 +8,8 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 
 import YAML from 'yaml';
 
+import { parseServersSection } from '../fleet/spec.js';
+import type { ServerSpec } from '../fleet/types.js';
 import type { EndpointConfig } from '../sut/types.js';
 import { UsageError } from './errors.js';
 
@@ -50,11 +52,13 @@ export interface RunFlags {
   settings?: Record<string, unknown>;
   /** The config file's `simulator:` map (startSimulator options). */
   simulator?: Record<string, unknown>;
+  /** The config file's `servers:` list: servers to start before the run (lib/fleet). */
+  servers?: ServerSpec[];
   json?: boolean;
   quiet?: boolean;
 }
 
-type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map';
+type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers';
 
 // Config keys and their types. `path` values are resolved against the file's directory.
 const KEYS: Record<string, KeyKind> = {
@@ -91,6 +95,7 @@ const KEYS: Record<string, KeyKind> = {
   set: 'stringList',
   settings: 'map',
   simulator: 'map',
+  servers: 'servers',
   json: 'boolean',
   quiet: 'boolean',
 };
@@ -167,6 +172,8 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
     }
     case 'map':
       return v !== null && typeof v === 'object' && !Array.isArray(v) ? v : bad('a map');
+    case 'servers':
+      return parseServersSection(v, `config file ${path}: `, key);
     case 'endpoints': {
       const list = Array.isArray(v) ? v : [v];
       return list.map((e, i) => {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 
 import { registerAccuracyCommand } from '../accuracy/cli.js';
+import { registerServeCommand } from '../fleet/serve-command.js';
 import { registerReportCommand } from '../report/report-command.js';
 import { registerSimCommand } from '../sim/cli.js';
 import { ExitCode } from './exit-codes.js';
@@ -57,6 +58,7 @@ export function createProgram(): Command {
       });
   }
   registerSimCommand(program);
+  registerServeCommand(program);
   registerAccuracyCommand(program);
   return program;
 }

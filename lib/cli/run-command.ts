@@ -270,7 +270,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     const plan = planRun(flags, argv);
     quiet = plan.quiet;
     const { runBenchmark, writeRunFiles, recordToJson } = await import('../run/run-benchmark.js');
-    const record = await runBenchmark({
+    const runOptions: RunBenchmarkOptions = {
       ...plan.options,
       writeOutputs: false,
       log: say,
@@ -278,7 +278,9 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
         stage = s;
       },
       onProgress: quiet ? undefined : (p) => progress.update(p),
-    });
+    };
+    // A servers: section: they are started first and stopped afterwards (lib/fleet).
+    const record = flags.servers ? await (await import('../fleet/run-fleet.js')).runWithFleet(flags.servers, runOptions) : await runBenchmark(runOptions);
     progress.done();
     const files = await writeRunFiles(record);
     const interrupted = presses > 0;

@@ -2,6 +2,7 @@
 // Latencies are ms here (the logs keep ns); every figure says where it comes
 // from when two sources are possible (LoadGen's result vs the harness's report).
 import type { LatencyStats, TestResult } from '../result.js';
+import type { FleetRecord } from '../fleet/types.js';
 import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
@@ -115,6 +116,8 @@ export interface ResultsJson {
   samples: { source: 'harness-timings'; startNs: number | null; windowNs: number | null; latencyNs: number[]; ttftNs: number[]; tpotNs: number[]; outputTokens: number[] } | null;
   logs: TestResult['logs'];
   extra: Record<string, unknown> | null;
+  /** Servers the run started itself (null when it only used given endpoints). */
+  servers: FleetRecord | null;
 }
 
 const NS_PER_MS = 1e6;
@@ -300,5 +303,6 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       : null,
     logs: { ...r.logs },
     extra: record.extra ?? null,
+    servers: record.servers ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) } : null,
   };
 }

@@ -1,7 +1,8 @@
 // `loadgen sim`: runs the endpoint simulator as a standalone server (for SUT
 // adapters or benchmarks in another process) until SIGINT/SIGTERM.
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 
+import { applyEngineFlags, engineFlagList, runLaunchable, type LaunchBehaviour } from './launchable.js';
 import { startSimulator } from './server.js';
 import type { SimFaultRule, SimulatorOptions, Simulator } from './types.js';
 
@@ -129,7 +130,22 @@ export function registerSimCommand(program: Command): void {
     .option('--faults <json>', 'fault rules (JSON array) active from the start', faultsJson)
     .option('--no-record', 'keep no per-request records')
     .option('--max-records <n>', 'records kept (oldest dropped)', integer(1))
-    .action(async (flags: SimFlags) => {
-      await runSim(simOptionsFromFlags(flags));
+    // As a launched server (loadgen serve / run with servers:): start-up phase and scripted failures.
+    .argument('[model]', 'model to "serve" (as `vllm serve MODEL`; sets the served name)')
+    .option('--load-time-ms <ms>', 'simulated model loading: 503 on every route (or no port, see next) until done', nonNegative)
+    .option('--refuse-while-loading', 'open the port only once loaded, as vLLM does (default: 503 while loading, as SGLang)')
+    .option('--fail-at-start', 'log a start-up error and exit 1')
+    .option('--crash-after-ms <ms>', 'exit 1 this long after becoming ready', nonNegative)
+    .option('--crash-after-requests <n>', 'exit 1 once this many generation requests arrived', integer(1))
+    .action(async (model: string | undefined, flags: SimFlags & LaunchBehaviour & Record<string, unknown>) => {
+      const options = simOptionsFromFlags(flags);
+      const engineArgs = applyEngineFlags(flags, model, options);
+      const launched = model !== undefined || Object.keys(engineArgs).length > 0 || flags.loadTimeMs !== undefined || flags.refuseWhileLoading || flags.failAtStart || flags.crashAfterMs !== undefined || flags.crashAfterRequests !== undefined;
+      if (!launched) return runSim(options);
+      const { loadTimeMs, refuseWhileLoading, failAtStart, crashAfterMs, crashAfterRequests } = flags;
+      await runLaunchable(options, { loadTimeMs, refuseWhileLoading, failAtStart, crashAfterMs, crashAfterRequests, engineArgs });
     });
+  // vLLM/SGLang engine flags, accepted so a launcher can pass them (hidden: most are only logged).
+  const sim = program.commands.find((c) => c.name() === 'sim')!;
+  for (const [flag, , value] of engineFlagList()) sim.addOption(new Option(value ? `${flag} <value>` : flag).hideHelp());
 }

@@ -1,0 +1,184 @@
+// A fleet of servers through its life: plan, spawn (logs into
+// <outdir>/servers/), wait for health, read versions, warm up, watch for
+// crashes, stop. A failure anywhere while starting stops whatever was
+// started before the error is passed on.
+import { join } from 'node:path';
+
+import { EndpointFailure, UsageError } from '../cli/errors.js';
+import type { EndpointConfig } from '../sut/types.js';
+import { FleetStartError, waitHealthy, type Launched } from './health.js';
+import { ServerProcess, SpawnError } from './launcher.js';
+import { logTail } from './log-tail.js';
+import { planServers } from './plan.js';
+import { readServerInfo, type ServerSelfReport } from './server-info.js';
+import type { FleetEvent, FleetRecord, PlannedServer, ServerRecord, ServerSpec } from './types.js';
+import { warmUp } from './warmup.js';
+import { watchExits } from './watcher.js';
+
+export interface FleetOptions {
+  /** The run's output directory: logs go to <outdir>/servers/<name>.log. */
+  outdir: string;
+  /** Notes and progress (default: stderr). */
+  log?: (message: string) => void;
+  /** Period of the loading progress lines (default 10 s). */
+  progressEveryMs?: number;
+}
+
+export class Fleet {
+  readonly events: FleetEvent[] = [];
+  private readonly info = new Map<string, ServerSelfReport>();
+  private readonly loadSeconds = new Map<string, number>();
+  private unwatch: (() => void) | null = null;
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    readonly planned: PlannedServer[],
+    readonly launched: Launched[],
+    private readonly log: (m: string) => void,
+  ) {}
+
+  private event(server: string, kind: FleetEvent['kind'], message: string, extra: Partial<FleetEvent> = {}): void {
+    this.events.push({ server, kind, at: new Date().toISOString(), message, ...extra });
+  }
+
+  /** Plans and starts every server, waits until all are healthy and warmed up. */
+  static async start(specs: readonly ServerSpec[], o: FleetOptions): Promise<Fleet> {
+    const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+    const planned = await planServers(specs);
+    const names = new Set<string>();
+    for (const p of planned) {
+      if (names.has(p.name)) throw new UsageError(`servers: two servers are named '${p.name}' once expanded (GPU groups add -0, -1, ...; nodes add -<host>)`);
+      names.add(p.name);
+    }
+    const fleet = new Fleet(planned, [], log);
+    try {
+      for (const server of planned) {
+        const logPath = join(o.outdir, 'servers', `${server.name}.log`);
+        log(`server ${server.name}: ${server.commandLine}`);
+        let proc: ServerProcess;
+        try {
+          proc = await ServerProcess.start(server.name, server.spawnArgv, server.node ? {} : server.env, logPath, server.spec.stopGraceS * 1000);
+        } catch (err) {
+          if (err instanceof SpawnError) {
+            fleet.event(server.name, 'start-failed', err.message);
+            throw new EndpointFailure(`server ${server.name} could not be started: ${err.message}`);
+          }
+          throw err;
+        }
+        fleet.launched.push({ server, proc });
+        fleet.event(server.name, 'started', `pid ${proc.pid}, log ${logPath}`);
+        log(`server ${server.name}: pid ${proc.pid}, log ${logPath}, waiting for ${server.url}${server.spec.healthPath}`);
+      }
+      try {
+        const seconds = await waitHealthy(fleet.launched, {
+          progressEveryMs: o.progressEveryMs,
+          onProgress: log,
+          onHealthy: (name, s) => {
+            fleet.event(name, 'healthy', `healthy after ${s.toFixed(1)} s`);
+            log(`server ${name}: healthy after ${s.toFixed(1)} s`);
+          },
+        });
+        for (const [k, v] of seconds) fleet.loadSeconds.set(k, v);
+      } catch (err) {
+        if (err instanceof FleetStartError) {
+          fleet.event(err.server, err.kind, err.message.split('\n')[0], { logTail: err.logTail });
+          throw new EndpointFailure(err.message);
+        }
+        throw err;
+      }
+      fleet.watch();
+      await Promise.all(
+        fleet.launched.map(async ({ server }) => {
+          const info = await readServerInfo(server.url);
+          fleet.info.set(server.name, info);
+          const n = server.spec.warmupRequests;
+          if (n === 0) return;
+          const model = info.modelId ?? server.spec.engineArgs.servedModelName ?? server.spec.model ?? 'default';
+          const w = await warmUp(server.url, model, n);
+          fleet.event(server.name, 'warmed-up', `${w.ok}/${w.sent} warm-up requests answered${w.error ? ` (${w.error})` : ''}`);
+          if (w.ok < w.sent) log(`warning: server ${server.name}: ${w.sent - w.ok} of ${w.sent} warm-up requests failed: ${w.error}`);
+        }),
+      );
+      log(`servers ready: ${fleet.planned.map((p) => `${p.name} ${p.url}${fleet.info.get(p.name)?.version ? ` (version ${fleet.info.get(p.name)!.version})` : ''}`).join(', ')}`);
+      return fleet;
+    } catch (err) {
+      await fleet.stop();
+      throw err;
+    }
+  }
+
+  /** Reports servers that exit on their own (from now until stop()). */
+  watch(): void {
+    this.unwatch ??= watchExits(this.launched, (e, report) => {
+      this.events.push(e);
+      this.log(`warning: ${report}`);
+    });
+  }
+
+  /** The adapter's endpoints, one per server, in start order. */
+  endpoints(): EndpointConfig[] {
+    return this.planned.map((p) => ({ url: p.url, ...(p.spec.weight !== undefined ? { weight: p.spec.weight } : {}), ...(p.spec.maxInFlight !== undefined ? { maxInFlight: p.spec.maxInFlight } : {}) }));
+  }
+
+  /** Servers still running (not crashed). */
+  alive(): PlannedServer[] {
+    return this.launched.filter((l) => l.proc.running).map((l) => l.server);
+  }
+
+  /** Stops every server (SIGTERM, SIGKILL after its grace), in parallel; safe to call twice. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.unwatch?.();
+      const running = this.launched.filter((l) => l.proc.running);
+      if (running.length) this.log(`stopping ${running.map((l) => l.server.name).join(', ')}`);
+      await Promise.all(
+        this.launched.map(async ({ server, proc }) => {
+          const wasRunning = proc.running;
+          const exit = await proc.stop();
+          if (!wasRunning) return;
+          if (proc.killed) this.event(server.name, 'killed', `did not stop within ${server.spec.stopGraceS} s of SIGTERM: SIGKILL`, { exitCode: exit.code, signal: exit.signal });
+          else this.event(server.name, 'stopped', `stopped (${exit.signal ?? `code ${exit.code}`})`, { exitCode: exit.code, signal: exit.signal });
+        }),
+      );
+    })();
+    return this.stopping;
+  }
+
+  /** What results.json records about the servers. */
+  record(): FleetRecord {
+    const servers: ServerRecord[] = this.planned.map((p) => {
+      const l = this.launched.find((x) => x.server === p);
+      const info = this.info.get(p.name);
+      const exit = l?.proc.exit ?? null;
+      const crashed = this.events.some((e) => e.server === p.name && e.kind === 'crashed');
+      return {
+        name: p.name,
+        backend: p.spec.backend,
+        model: p.spec.model ?? null,
+        url: p.url,
+        node: p.node,
+        gpus: p.gpus,
+        port: p.port,
+        pid: l?.proc.pid ?? null,
+        commandLine: p.commandLine,
+        argv: p.argv,
+        env: p.env,
+        engineArgs: p.spec.engineArgs,
+        extraArgs: p.spec.extraArgs,
+        version: info?.version ?? null,
+        serverInfo: info?.serverInfo ?? null,
+        maxModelLen: info?.maxModelLen ?? null,
+        log: l?.proc.logPath ?? join('servers', `${p.name}.log`),
+        loadSeconds: this.loadSeconds.get(p.name) ?? null,
+        exit: exit ? { code: exit.code, signal: exit.signal, how: crashed ? 'crashed' : l!.proc.killed ? 'killed' : l!.proc.stopping ? 'stopped' : 'exited' } : null,
+      };
+    });
+    return { servers, events: this.events.map((e) => ({ ...e })) };
+  }
+
+  /** The last lines of a server's log. */
+  tail(name: string, n = 20): string[] {
+    const l = this.launched.find((x) => x.server.name === name);
+    return l ? logTail(l.proc.logPath, n) : [];
+  }
+}
