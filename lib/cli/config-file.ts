@@ -56,9 +56,21 @@ export interface RunFlags {
   servers?: ServerSpec[];
   json?: boolean;
   quiet?: boolean;
+  /** Continue the journaled run in this output directory. */
+  resume?: string;
+  /** $ per GPU-hour: one value or one per endpoint ('2.5' or '2.5,3' on the command line). */
+  gpuHourPrice?: string | number | number[];
+  /** GPUs behind each endpoint: one value or one per endpoint. */
+  gpusPerEndpoint?: string | number | number[];
+  /** Budgets: output tokens, dollars, minutes. */
+  budgetTokens?: number;
+  budgetCost?: number;
+  budgetMinutes?: number;
+  /** Seconds between /metrics scrapes (0 = off). */
+  metricsInterval?: number;
 }
 
-type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers';
+type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers' | 'numbers';
 
 // Config keys and their types. `path` values are resolved against the file's directory.
 const KEYS: Record<string, KeyKind> = {
@@ -98,6 +110,13 @@ const KEYS: Record<string, KeyKind> = {
   servers: 'servers',
   json: 'boolean',
   quiet: 'boolean',
+  resume: 'path',
+  gpuHourPrice: 'numbers',
+  gpusPerEndpoint: 'numbers',
+  budgetTokens: 'integer',
+  budgetCost: 'number',
+  budgetMinutes: 'number',
+  metricsInterval: 'number',
 };
 
 // Friendlier spellings that mean the same key.
@@ -172,6 +191,11 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
     }
     case 'map':
       return v !== null && typeof v === 'object' && !Array.isArray(v) ? v : bad('a map');
+    case 'numbers': {
+      const list = Array.isArray(v) ? v : [v];
+      if (list.length === 0 || !list.every((x) => typeof x === 'number' && Number.isFinite(x))) bad('a number or a list of numbers (one per endpoint)');
+      return v;
+    }
     case 'servers':
       return parseServersSection(v, `config file ${path}: `, key);
     case 'endpoints': {

@@ -11,6 +11,8 @@ export const ExitCode = {
   Endpoint: 3,
   /** A bug or an unexpected failure (the message says which). */
   Internal: 4,
+  /** A budget (--budget-tokens, --budget-cost, --budget-minutes) ended the run; logs and results are written. */
+  Budget: 5,
   /** Interrupted by Ctrl-C (128 + SIGINT); the logs written so far are kept. */
   Interrupted: 130,
 } as const;

@@ -19,6 +19,7 @@ import { reportError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { createProgressPrinter } from './progress.js';
 import { parseSetOptions, parseSettingsMap } from './set-option.js';
+import { applyExtrasFlags } from './run-extras-flags.js';
 
 export const DEFAULT_OUTPUT_DIR = 'loadgen-out';
 
@@ -183,6 +184,7 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
     if (options.endpoints) throw new UsageError("the config file's 'simulator' options apply only without endpoints");
     options.simulator = f.simulator as SimulatorOptions;
   }
+  applyExtrasFlags(f, options);
   return { options, json: f.json === true, quiet: f.quiet === true };
 }
 
@@ -218,6 +220,13 @@ export function formatSummary(record: RunRecord, files: string[]): string {
     const kinds = Object.entries(s.errorKinds).map(([k, n]) => `${k} ${n}`).join(', ');
     lines.push(`  requests: ${s.samples.failed} failed, ${s.samples.retried} retried${kinds ? ` (${kinds})` : ''}`);
   }
+  if (record.cost) lines.push(`  cost: $${record.cost.dollars.toFixed(4)} ($${record.cost.perMillionOutputTokens?.toFixed(2) ?? '-'} per million output tokens, $${record.cost.perGoodQuery?.toFixed(6) ?? '-'} per query within the latency targets)`);
+  if (record.budget?.reason) lines.push(`  stopped: ${record.budget.reason}`);
+  if (record.resume) {
+    const j = record.resume;
+    if (j.resumed) lines.push(`  resumed: ${j.restoredSamples} samples from the journal`);
+    if (!j.complete) lines.push(`  incomplete: ${j.journaledSamples} of ${j.accuracySamples} accuracy samples done; continue with the same flags and --resume ${record.outdir}`);
+  }
   lines.push(`  output: ${record.outdir}`);
   for (const f of files) lines.push(`    ${f}`);
   return lines.join('\n') + '\n';
@@ -227,6 +236,7 @@ export function formatSummary(record: RunRecord, files: string[]): string {
 export function exitCodeOf(record: RunRecord, interrupted: boolean): ExitCode {
   const r = record.result;
   if (interrupted || (r.aborted && r.abortReason === 'SIGINT')) return ExitCode.Interrupted;
+  if (r.aborted && record.budget?.stoppedBy) return ExitCode.Budget;
   if (r.aborted) return ExitCode.Internal;
   const s = record.sut;
   if (s && s.samples.issued > 0 && s.samples.failed === s.samples.issued) return ExitCode.Endpoint;
@@ -359,10 +369,17 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--set <key=value>', 'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable', collect)
     .option('--json', 'print the result JSON (results.json) only on stdout')
     .option('--quiet', 'no progress or notes on stderr')
+    .option('--resume <dir>', 'continue the interrupted accuracy or submission run in <dir> (same flags; only its missing samples are sent)')
+    .option('--gpu-hour-price <usd>', '$ per GPU-hour, for the cost figures (one value, or one per endpoint: 2.5,3)')
+    .option('--gpus-per-endpoint <n>', 'GPUs behind each endpoint (default 1; one value or one per endpoint)')
+    .option('--budget-tokens <n>', 'end the run cleanly once this many output tokens were generated', integer)
+    .option('--budget-cost <usd>', 'end the run cleanly once it has cost this much (needs --gpu-hour-price)', number)
+    .option('--budget-minutes <m>', 'end the run cleanly after this many minutes of test', number)
+    .option('--metrics-interval <s>', "seconds between scrapes of each endpoint's /metrics (default 5; 0 = off)", number)
     .addHelpText(
       'after',
       `
-Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure, 4 internal error, 130 interrupted.
+Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure, 4 internal error, 5 stopped by a budget, 130 interrupted.
 
 Examples:
   loadgen run --scenario Server --target-qps 50 --output-dir out

@@ -4,6 +4,12 @@
 import type { FleetRecord } from '../fleet/types.js';
 import type { TestResult } from '../result.js';
 import type { SutReport } from '../sut/types.js';
+import type { BudgetReport } from '../cost/budget.js';
+import type { CostReport } from '../cost/cost.js';
+import type { Goodput } from '../cost/goodput.js';
+import type { TokenAccounting } from '../cost/token-accounting.js';
+import type { ServerMetricsReport } from '../metrics/summary.js';
+import type { ResumeInfo } from '../resume/journal-session.js';
 
 /** One periodic observation during the run (from testProgress() and the SUT). */
 export interface TimelinePoint {
@@ -52,6 +58,18 @@ export interface RunRecord {
   outdir: string;
   /** Optional extra sections (accuracy scores, cost, ...), written as they are. */
   extra?: Record<string, unknown>;
+  /** Prompt and output tokens per sample, per endpoint and for the run (lib/cost/token-accounting.ts). */
+  tokens?: TokenAccounting | null;
+  /** Samples that met the latency targets. */
+  goodput?: Goodput | null;
+  /** What the run cost, when a GPU price was given. */
+  cost?: CostReport | null;
+  /** The run's budgets, what was used, and the one that stopped it. */
+  budget?: BudgetReport | null;
+  /** The servers' own /metrics over the run. */
+  serverMetrics?: ServerMetricsReport | null;
+  /** The sample journal (accuracy and submission runs) and what a resume restored. */
+  resume?: ResumeInfo | null;
   /** Servers the run started (`servers:` in the config): effective configuration, versions, logs, events such as crashes. */
   servers?: FleetRecord;
 }

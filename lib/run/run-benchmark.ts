@@ -24,6 +24,7 @@ import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
 import type { Backend, EndpointConfig, SamplingParams, SampleTiming, SutReport, WireApiName } from '../sut/types.js';
 import type { TestResult } from '../result.js';
 import { EndpointFailure, UsageError } from '../cli/errors.js';
+import { RunExtras, type RunExtrasOptions } from './run-extras.js';
 
 /** A dataset file to open (see openDataset), or synthetic prompts. */
 export type DatasetSpec = ({ path: string } & OpenDatasetOptions) | { synthetic: Partial<SyntheticOptions> };
@@ -46,7 +47,7 @@ export interface RunProgress {
 
 export type RunStage = 'setup' | 'test' | 'finishing';
 
-export interface RunBenchmarkOptions {
+export interface RunBenchmarkOptions extends RunExtrasOptions {
   scenario: TestScenario;
   /** Default: PerformanceOnly (or the mode user.conf sets). */
   mode?: TestMode;
@@ -445,6 +446,8 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   const outdir = resolve(options.outdir);
   checkOutdir(outdir);
   const { dataset, path: datasetPath, preset } = await buildDataset(options, log);
+  // Journal, resume, budget and pricing checks: refusals come before any server is touched.
+  const extras = RunExtras.prepare(options, settings, outdir, dataset, simulated ? 1 : endpointsIn.length, log);
   if (settings.performanceSampleCountOverride > dataset.size) {
     log(`note: the benchmark's performance sample count is ${settings.performanceSampleCountOverride}; the dataset has ${dataset.size} samples, so the run uses ${dataset.size}`);
   }
@@ -481,6 +484,8 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         workers: options.workers,
         apiKey: options.apiKey,
         recordTimings: true,
+        journal: extras.journalTarget,
+        counters: extras.counters,
         onWarning: (m) => log(`warning: ${m}`),
       });
     } catch (err) {
@@ -492,13 +497,15 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     const endpointInfo: RunEndpointInfo[] = probes.map((p) => ({ url: p.url, backend: llm!.backend, api: llm!.api, model: llm!.model, serverVersion: p.version }));
     log(`sut: ${llm.backend} ${llm.api} API, model '${llm.model}', ${probes.length} endpoint${probes.length > 1 ? 's' : ''} (${probes.filter((p) => p.healthy).length} healthy), token ids from ${llm.capabilities.tokenSource}`);
 
+    const engineSide = await extras.begin(llm, endpoints.map((e) => (typeof e === 'string' ? e : e.url)), benchmarkPreset, options.sampling, options.command ?? null);
     const sampler = new ProgressSampler(llm, settings, dataset.size, options.onProgress, log);
     const startedAt = new Date().toISOString();
     stage('test');
     const timer = setInterval(() => sampler.tick(), 1000);
     let result: TestResult;
     try {
-      result = await startTest(llm.sut, llm.qsl, settings, { outdir }, { handleSigint: options.handleSigint !== false });
+      extras.testStarted();
+      result = await startTest(engineSide.sut, engineSide.qsl, settings, { outdir }, { handleSigint: options.handleSigint !== false });
     } catch (err) {
       if (err instanceof TestAbortedError) result = err.result;
       // A prompt the API cannot take (found while building request bodies) is the user's input.
@@ -510,6 +517,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       } else throw err;
     } finally {
       clearInterval(timer);
+      extras.testEnded();
     }
     stage('finishing');
     const endedAt = new Date().toISOString();
@@ -538,6 +546,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       timeline: sampler.timeline,
       outdir,
     };
+    Object.assign(record, await extras.finish(llm, record));
     if (options.writeOutputs !== false) await writeRunFiles(record);
     return record;
   } finally {

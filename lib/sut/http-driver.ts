@@ -15,6 +15,8 @@ import { buildBatchBody } from './wire/request-body.js';
 import { decodeGenerateChunk } from './wire/generate-chunks.js';
 import { decodeOpenAiChunk, errorMessageOf } from './wire/openai-chunks.js';
 import { CHUNK_ERROR, CHUNK_MALFORMED, CHUNK_TOKENS, StreamState } from './wire/stream-state.js';
+import { FIRST_TOKEN_ABSENT, FIRST_TOKEN_DATA, FIRST_TOKEN_NONE } from '../resume/journal-format.js';
+import { JournalWriter, type JournalTarget } from '../resume/journal-writer.js';
 
 export interface DriverEndpoint {
   /** scheme://host:port */
@@ -54,6 +56,10 @@ export interface DriverConfig {
    * excess SYNs and the kernel retries them only after 1 s, then 3 s.
    */
   maxUnsent: number;
+  /** Append every completed sample to a journal (accuracy and submission runs; see lib/resume). */
+  journal?: JournalTarget | null;
+  /** Int32Array view shared with the main thread: [0] output tokens, [1] samples completed (live budgets). */
+  counters?: SharedArrayBuffer | null;
 }
 
 /** Plain-data report of one driver, merged across threads. */
@@ -218,6 +224,8 @@ export class HttpDriver {
   multiTokenChunks = 0;
   chunkTokens = 0;
   noIdSamples = 0;
+  readonly journal: JournalWriter | null;
+  private readonly counters: Int32Array | null;
 
   constructor(
     readonly cfg: DriverConfig,
@@ -243,6 +251,8 @@ export class HttpDriver {
     for (const [k, v] of Object.entries(cfg.headers)) this.headerList.push(k, v);
     this.sweep = setInterval(() => this.checkDeadlines(), 200);
     this.sweep.unref();
+    this.journal = cfg.journal ? new JournalWriter(cfg.journal) : null;
+    this.counters = cfg.counters ? new Int32Array(cfg.counters) : null;
   }
 
   /** Sends one sample. */
@@ -286,6 +296,7 @@ export class HttpDriver {
     this.retrying.clear();
     for (const x of left) x.fail(closed);
     await Promise.all(this.pools.map((p) => p.destroy().catch(() => undefined)));
+    this.journal?.close();
   }
 
   snapshot(): DriverSnapshot {
@@ -463,6 +474,10 @@ export class HttpDriver {
 
   sampleDone(x: Exchange, tokens: number): void {
     this.completed++;
+    if (this.counters !== null) {
+      Atomics.add(this.counters, 0, tokens);
+      Atomics.add(this.counters, 1, 1);
+    }
     const k = x.lastEndpoint >= 0 ? x.lastEndpoint : x.endpoint;
     const s = this.epStats[k];
     s.completed++;
@@ -607,6 +622,7 @@ class Exchange implements SseSink {
   chunks = 0;
   multiTokenChunks = 0;
   maxGapNs = 0;
+  private firstTokenData = false;
   private status = 0;
   private retryAfterMs = 0;
   private abort: ((err?: Error) => void) | null = null;
@@ -639,6 +655,7 @@ class Exchange implements SseSink {
     this.attempts = 0;
     this.done = false;
     this.firstTokenNs = 0;
+    this.firstTokenData = false;
     this.firstSentNs = 0;
     this.headersNs = 0;
     this.endNs = 0;
@@ -792,6 +809,7 @@ class Exchange implements SseSink {
       this.firstTokenNs = now;
       this.d.router.success(this.endpoint);
       native.firstTokenBytes(this.id, this.st.tokens.ids, 4);
+      this.firstTokenData = true;
     }
   }
 
@@ -837,7 +855,8 @@ class Exchange implements SseSink {
         this.firstTokenNs = now;
         this.d.router.success(this.endpoint);
         const t = st.tokens;
-        if (t.length > 0 && t.ids[0] >= 0) native.firstTokenBytes(this.id, t.ids, 4);
+        this.firstTokenData = t.length > 0 && t.ids[0] >= 0;
+        if (this.firstTokenData) native.firstTokenBytes(this.id, t.ids, 4);
         else native.firstTokenBytes(this.id);
       }
       return;
@@ -877,6 +896,8 @@ class Exchange implements SseSink {
       this.d.noIdSamples++;
       native.completeBytes(this.id, n);
     }
+    const j = this.d.journal;
+    if (j !== null && j.enabled) this.journalDone(j, this.index, n, idsUsable ? t.ids : null, idsUsable ? t.length : 0);
     this.done = true;
     this.d.sampleDone(this, n);
     this.d.recordTiming(this, true, n);
@@ -911,6 +932,8 @@ class Exchange implements SseSink {
         this.d.noIdSamples++;
         native.completeBytes(ids[i], r.count);
       }
+      const j = this.d.journal;
+      if (j !== null && j.enabled) this.journalDone(j, this.batchIndices ? this.batchIndices[i] : this.index, r.count, r.ids, r.ids ? r.ids.length : 0);
       this.d.sampleDone(this, r.count);
     }
     this.done = true;
@@ -931,11 +954,20 @@ class Exchange implements SseSink {
     this.d.router.success(this.endpoint);
     this.d.releaseEndpoint(this);
     native.completeBytes(this.id, count, SSE_IDS, n * 4);
+    const j = this.d.journal;
+    if (j !== null && j.enabled) this.journalDone(j, this.index, count, SSE_IDS, n);
     this.d.sampleDone(this, count);
     this.done = true;
     this.d.recordTiming(this, true, count);
     this.d.finished(this);
     return true;
+  }
+
+  // What the engine was given, so a resumed run can give it the same (after the completion: no latency added).
+  private journalDone(j: JournalWriter, index: number, n: number, ids: Int32Array | null, nIds: number): void {
+    const first = this.firstTokenNs === 0 ? FIRST_TOKEN_ABSENT : this.firstTokenData ? FIRST_TOKEN_DATA : FIRST_TOKEN_NONE;
+    const sent = this.firstSentNs || this.sentNs;
+    j.append(index, n, ids, nIds, first, Math.max(0, this.lastEndpoint >= 0 ? this.lastEndpoint : this.endpoint), this.firstTokenNs > 0 ? this.firstTokenNs - this.sentNs : NaN, this.endNs - sent);
   }
 
   private attemptFailed(f: Failure): void {

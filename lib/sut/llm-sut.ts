@@ -24,6 +24,7 @@ import { Router } from './routing.js';
 import type { Backend, BreakerOptions, Capabilities, EndpointConfig, RetryOptions, SamplingParams, SutReport, TimeoutOptions, WireApiName } from './types.js';
 import { buildBody, type BodyContext, type BuiltBody, apiPath } from './wire/request-body.js';
 import type { WorkerInit, WorkerRequest } from './worker-main.js';
+import type { JournalTarget } from '../resume/journal-writer.js';
 
 export interface LlmSutOptions {
   /** One or more servers (one per GPU node or replica). */
@@ -64,6 +65,10 @@ export interface LlmSutOptions {
   name?: string;
   /** Where warnings go (default: process.emitWarning). */
   onWarning?: (message: string) => void;
+  /** Journal completed samples (lib/resume: accuracy and submission runs). */
+  journal?: JournalTarget | null;
+  /** Int32Array view the threads add to: [0] output tokens, [1] completed samples (live budgets). */
+  counters?: SharedArrayBuffer | null;
 }
 
 export interface LlmSut {
@@ -199,6 +204,8 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     recordTimings: options.recordTimings === true,
     maxErrorLines: 1000,
     maxUnsent: 128,
+    journal: options.journal ?? null,
+    counters: options.counters ?? null,
   };
   const router = Router.create(endpoints, positiveInt('breaker.failureThreshold', b.failureThreshold ?? 5), positiveMs('breaker.cooldownMs', b.cooldownMs, 5_000));
   // Endpoints that failed the health check start with an open circuit: traffic goes elsewhere until a probe succeeds.
