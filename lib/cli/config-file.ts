@@ -56,6 +56,12 @@ export interface RunFlags {
   servers?: ServerSpec[];
   json?: boolean;
   quiet?: boolean;
+  /** Multi-turn: a conversation file, how to run it, and tool answers (lib/cli/conversation-flags.ts). */
+  conversations?: string;
+  multiturn?: string;
+  maxConcurrentConversations?: number;
+  toolResults?: string;
+  toolHandler?: string;
   /** Continue the journaled run in this output directory. */
   resume?: string;
   /** $ per GPU-hour: one value or one per endpoint ('2.5' or '2.5,3' on the command line). */
@@ -110,6 +116,11 @@ const KEYS: Record<string, KeyKind> = {
   servers: 'servers',
   json: 'boolean',
   quiet: 'boolean',
+  conversations: 'path',
+  multiturn: 'string',
+  maxConcurrentConversations: 'integer',
+  toolResults: 'path',
+  toolHandler: 'path',
   resume: 'path',
   gpuHourPrice: 'numbers',
   gpusPerEndpoint: 'numbers',

@@ -15,6 +15,7 @@ import type { TestMode, TestScenario } from '../settings.js';
 import type { SimulatorOptions } from '../sim/types.js';
 import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
 import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
+import { conversationsFrom } from './conversation-flags.js';
 import { reportError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { createProgressPrinter } from './progress.js';
@@ -177,6 +178,8 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   if (f.apiKey !== undefined) options.apiKey = f.apiKey;
   const dataset = datasetFrom(f);
   if (dataset) options.dataset = dataset;
+  const conversations = conversationsFrom(f);
+  if (conversations) options.conversations = conversations;
   if (Object.keys(sampling).length) options.sampling = sampling;
   if (f.concurrency !== undefined) options.concurrency = positiveInt('--concurrency', f.concurrency);
   if (f.workers !== undefined) options.workers = positiveInt('--workers', f.workers, 0);
@@ -360,6 +363,11 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--limit <n>', 'read only the first n rows of the dataset', integer)
     .option('--synthetic <isl/osl>', 'synthetic prompts: input/output token lengths, each N, MIN-MAX or MEAN~STD (default 128/32)')
     .option('--synthetic-samples <n>', 'synthetic dataset size (default 1024)', integer)
+    .option('--conversations <file>', 'multi-turn: conversations (.jsonl, .json or .parquet; native, ShareGPT or OpenAI messages); chat API')
+    .option('--multiturn <style>', 'replay (default: a turn is a sample, recorded history) | live (a conversation is a sample, history from the model)')
+    .option('--max-concurrent-conversations <n>', 'live: conversations in progress at once (default 64)', integer)
+    .option('--tool-results <file>', 'live: JSON object of tool name -> result, for calls the dataset has no recorded result for')
+    .option('--tool-handler <module>', 'live: JS module whose default export answers tool calls: (call) => result')
     .option('--max-tokens <n>', 'output cap for samples without their own', integer)
     .option('--ignore-eos', 'keep generating past EOS up to the output cap')
     .option('--target-qps <qps>', 'Server: target QPS; Offline: expected QPS', number)
@@ -384,7 +392,8 @@ Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure, 4 in
 Examples:
   loadgen run --scenario Server --target-qps 50 --output-dir out
   loadgen run --scenario Server --benchmark llama3_1-8b --endpoint http://gpu1:8000 --dataset cnn_eval.json --target-qps 20
-  loadgen run --scenario Offline --backend sglang --api generate --endpoint http://gpu1:30000 --synthetic 1024/256`,
+  loadgen run --scenario Offline --backend sglang --api generate --endpoint http://gpu1:30000 --synthetic 1024/256
+  loadgen run --scenario Server --target-qps 2 --endpoint http://gpu1:8000 --conversations chats.jsonl --multiturn live`,
     )
     .action(async (flags: RunFlags, cmd: Command) => {
       // The argv after `run`, for the record.

@@ -9,6 +9,7 @@ import type { RunRecord } from './run-record.js';
 import { logHistogram, seriesFromTimings, type SampleSeries } from './samples.js';
 import { barChart, histogramChart, lineChart, PALETTE, percentileBars, emptyChart } from './svg-charts.js';
 import { timeSeries } from './time-series.js';
+import { multiturnSection } from './multiturn-html.js';
 
 const CSS = `
 :root{--ok:#15803d;--bad:#b91c1c;--warn:#b45309;--none:#475569;--fg:#0f172a;--mut:#64748b;--line:#e2e8f0}
@@ -253,7 +254,9 @@ ${keyFigures(j)}
 ${distributions(j, series)}
 <h2>Over time</h2>
 ${overTime(record)}
-<h2>Endpoints</h2>
+${j.multiturn ? `<h2>Conversations</h2>
+${multiturnSection(j.multiturn)}
+` : ''}<h2>Endpoints</h2>
 ${endpointsSection(j)}
 <h2>Errors and retries</h2>
 ${errorsSection(j)}

@@ -5,6 +5,7 @@ import type { LatencyStats, TestResult } from '../result.js';
 import type { FleetRecord } from '../fleet/types.js';
 import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js';
+import type { MultiturnReport } from '../multiturn/types.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
 
 export const RESULTS_SCHEMA = '@x/loadgen/results';
@@ -116,6 +117,8 @@ export interface ResultsJson {
   samples: { source: 'harness-timings'; startNs: number | null; windowNs: number | null; latencyNs: number[]; ttftNs: number[]; tpotNs: number[]; outputTokens: number[] } | null;
   logs: TestResult['logs'];
   extra: Record<string, unknown> | null;
+  /** Multi-turn runs only: per-turn and per-conversation figures, tool calls (docs/results-schema.md). */
+  multiturn?: MultiturnReport;
   /** Servers the run started itself (null when it only used given endpoints). */
   servers: FleetRecord | null;
 }
@@ -303,6 +306,7 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       : null,
     logs: { ...r.logs },
     extra: record.extra ?? null,
+    ...(record.multiturn ? { multiturn: record.multiturn } : {}),
     servers: record.servers ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) } : null,
   };
 }

@@ -4,6 +4,7 @@
 import type { FleetRecord } from '../fleet/types.js';
 import type { TestResult } from '../result.js';
 import type { SutReport } from '../sut/types.js';
+import type { MultiturnReport } from '../multiturn/types.js';
 import type { BudgetReport } from '../cost/budget.js';
 import type { CostReport } from '../cost/cost.js';
 import type { Goodput } from '../cost/goodput.js';
@@ -58,6 +59,8 @@ export interface RunRecord {
   outdir: string;
   /** Optional extra sections (accuracy scores, cost, ...), written as they are. */
   extra?: Record<string, unknown>;
+  /** Multi-turn runs (--conversations): per-turn and per-conversation figures, tool calls. */
+  multiturn?: MultiturnReport | null;
   /** Prompt and output tokens per sample, per endpoint and for the run (lib/cost/token-accounting.ts). */
   tokens?: TokenAccounting | null;
   /** Samples that met the latency targets. */

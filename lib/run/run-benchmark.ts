@@ -24,6 +24,7 @@ import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
 import type { Backend, EndpointConfig, SamplingParams, SampleTiming, SutReport, WireApiName } from '../sut/types.js';
 import type { TestResult } from '../result.js';
 import { EndpointFailure, UsageError } from '../cli/errors.js';
+import { openConversations, type ConversationsSpec } from '../multiturn/run-conversations.js';
 import { RunExtras, type RunExtrasOptions } from './run-extras.js';
 
 /** A dataset file to open (see openDataset), or synthetic prompts. */
@@ -71,6 +72,8 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   apiKey?: string;
   /** A Dataset, a file to open, or synthetic prompts; default: a small synthetic dataset. */
   dataset?: Dataset | DatasetSpec;
+  /** Multi-turn: a conversation file, replayed (a turn is a sample) or live (a conversation is a sample); excludes `dataset`. */
+  conversations?: ConversationsSpec;
   /** Sampling fields sent with every request (over the benchmark's reference values). */
   sampling?: SamplingParams;
   /** Most requests in flight at once over all endpoints. */
@@ -445,6 +448,9 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   const settings = composed.settings;
   const outdir = resolve(options.outdir);
   checkOutdir(outdir);
+  // Conversations: replay gives the dataset (chat API), live a SUT of its own (lib/multiturn/run-conversations.ts).
+  const conversations = options.conversations ? await openConversations(options, settings, composed.userFields, log) : null;
+  if (conversations) options = conversations.options;
   const { dataset, path: datasetPath, preset } = await buildDataset(options, log);
   // Journal, resume, budget and pricing checks: refusals come before any server is touched.
   const extras = RunExtras.prepare(options, settings, outdir, dataset, simulated ? 1 : endpointsIn.length, log);
@@ -473,7 +479,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     const benchmarkPreset = options.benchmark && DATASET_PRESETS[presetKey(options.benchmark)] ? options.benchmark : undefined;
     if (options.benchmark && !benchmarkPreset) log(`note: no reference sampling values are known for ${options.benchmark}; the adapter's defaults apply`);
     try {
-      llm = await createLlmSut({
+      llm = conversations?.mode === 'live' ? await conversations.liveSut(splitConcurrency(endpoints, options.concurrency), log) : await createLlmSut({
         endpoints: splitConcurrency(endpoints, options.concurrency),
         dataset,
         backend: options.backend ?? 'auto',
@@ -547,6 +553,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       outdir,
     };
     Object.assign(record, await extras.finish(llm, record));
+    if (conversations) record.multiturn = conversations.report(llm, report);
     if (options.writeOutputs !== false) await writeRunFiles(record);
     return record;
   } finally {
