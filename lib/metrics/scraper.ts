@@ -22,7 +22,8 @@ export class MetricsScraper {
   private readonly targets: string[];
   private readonly busy: boolean[];
   private timer: NodeJS.Timeout | null = null;
-  private readonly t0 = performance.now();
+  /** performance.now() when the scraper was made: points' tMs count from here. */
+  readonly t0 = performance.now();
 
   constructor(private readonly o: ScraperOptions) {
     this.targets = o.urls.map((u) => {

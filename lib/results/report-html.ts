@@ -9,6 +9,7 @@ import type { RunRecord } from './run-record.js';
 import { logHistogram, seriesFromTimings, type SampleSeries } from './samples.js';
 import { barChart, histogramChart, lineChart, PALETTE, percentileBars, emptyChart } from './svg-charts.js';
 import { timeSeries } from './time-series.js';
+import { costAndServerSections } from './report-cost-html.js';
 import { multiturnSection } from './multiturn-html.js';
 
 const CSS = `
@@ -258,7 +259,7 @@ ${j.multiturn ? `<h2>Conversations</h2>
 ${multiturnSection(j.multiturn)}
 ` : ''}<h2>Endpoints</h2>
 ${endpointsSection(j)}
-<h2>Errors and retries</h2>
+${costAndServerSections(j, record)}<h2>Errors and retries</h2>
 ${errorsSection(j)}
 <h2>Settings</h2>
 ${settingsSection(j)}

@@ -7,6 +7,7 @@ import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js';
 import type { MultiturnReport } from '../multiturn/types.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
+import { costSections, type CostSections } from './cost-sections.js';
 
 export const RESULTS_SCHEMA = '@x/loadgen/results';
 export const RESULTS_SCHEMA_VERSION = 1;
@@ -117,6 +118,13 @@ export interface ResultsJson {
   samples: { source: 'harness-timings'; startNs: number | null; windowNs: number | null; latencyNs: number[]; ttftNs: number[]; tpotNs: number[]; outputTokens: number[] } | null;
   logs: TestResult['logs'];
   extra: Record<string, unknown> | null;
+  /** Tokens, goodput, cost, budgets, server metrics and the journal (present when the run had them: runBenchmark always; null when off). */
+  tokens?: CostSections['tokens'];
+  goodput?: CostSections['goodput'];
+  cost?: CostSections['cost'];
+  budget?: CostSections['budget'];
+  serverMetrics?: CostSections['serverMetrics'];
+  resume?: CostSections['resume'];
   /** Multi-turn runs only: per-turn and per-conversation figures, tool calls (docs/results-schema.md). */
   multiturn?: MultiturnReport;
   /** Servers the run started itself (null when it only used given endpoints). */
@@ -306,6 +314,7 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       : null,
     logs: { ...r.logs },
     extra: record.extra ?? null,
+    ...costSections(record),
     ...(record.multiturn ? { multiturn: record.multiturn } : {}),
     servers: record.servers ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) } : null,
   };

@@ -49,6 +49,7 @@ export class RunExtras {
   private state: RunState | null = null;
   private lastStateAt = 0;
   private elapsedMs = 0;
+  private testStartMs = 0;
 
   private constructor(
     private readonly o: RunExtrasOptions,
@@ -116,6 +117,7 @@ export class RunExtras {
 
   /** Budget checks a few times a second and run-state.json refreshed every 2 s while the test runs. */
   testStarted(): void {
+    this.testStartMs = performance.now();
     this.timer = setInterval(() => this.tick(), CHECK_EVERY_MS);
   }
 
@@ -166,7 +168,11 @@ export class RunExtras {
         endpoints: this.urls.map((url, i) => {
           const ep = record.sut?.endpoints[i];
           const t = tokens.endpoints[i];
-          return summarizeSeries(url, this.scraper!.series[i], t ? { outputTokens: t.outputTokens, promptTokens: t.promptTokens, completed: ep?.completed ?? t.samples } : null);
+          const m = summarizeSeries(url, this.scraper!.series[i], t ? { outputTokens: t.outputTokens, promptTokens: t.promptTokens, completed: ep?.completed ?? t.samples } : null);
+          // Points timed from the test's start, like the run's timeline (the baseline scrape comes just before it).
+          const offset = this.testStartMs > 0 ? this.testStartMs - this.scraper!.t0 : 0;
+          m.points = m.points.map((p) => ({ ...p, tMs: Math.round(p.tMs - offset) }));
+          return m;
         }),
       };
       out.serverMetrics = report;
