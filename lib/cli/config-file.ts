@@ -74,6 +74,8 @@ export interface RunFlags {
   budgetMinutes?: number;
   /** Seconds between /metrics scrapes (0 = off). */
   metricsInterval?: number;
+  /** tokenizer.json: score accuracy and submission runs. */
+  tokenizer?: string;
 }
 
 type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers' | 'numbers';
@@ -128,6 +130,7 @@ const KEYS: Record<string, KeyKind> = {
   budgetCost: 'number',
   budgetMinutes: 'number',
   metricsInterval: 'number',
+  tokenizer: 'path',
 };
 
 // Friendlier spellings that mean the same key.

@@ -183,6 +183,10 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   if (Object.keys(sampling).length) options.sampling = sampling;
   if (f.concurrency !== undefined) options.concurrency = positiveInt('--concurrency', f.concurrency);
   if (f.workers !== undefined) options.workers = positiveInt('--workers', f.workers, 0);
+  if (f.tokenizer !== undefined) {
+    if (mode !== undefined && mode !== 'AccuracyOnly' && mode !== 'SubmissionRun') throw new UsageError('--tokenizer scores the outputs of --mode accuracy or --mode submission runs');
+    options.tokenizer = f.tokenizer;
+  }
   if (f.simulator !== undefined) {
     if (options.endpoints) throw new UsageError("the config file's 'simulator' options apply only without endpoints");
     options.simulator = f.simulator as SimulatorOptions;
@@ -225,6 +229,11 @@ export function formatSummary(record: RunRecord, files: string[]): string {
   }
   if (record.cost) lines.push(`  cost: $${record.cost.dollars.toFixed(4)} ($${record.cost.perMillionOutputTokens?.toFixed(2) ?? '-'} per million output tokens, $${record.cost.perGoodQuery?.toFixed(6) ?? '-'} per query within the latency targets)`);
   if (record.budget?.reason) lines.push(`  stopped: ${record.budget.reason}`);
+  const acc = record.accuracy;
+  if (acc) {
+    if ('error' in acc) lines.push(`  accuracy: not scored (${acc.error})`);
+    else lines.push(`  accuracy: ${acc.pass === null ? 'no targets known' : acc.pass ? 'PASS' : 'FAIL'} (${Object.entries(acc.metrics).map(([k, v]) => `${k} ${Number(v.toFixed(4))}`).join(', ')})`);
+  }
   if (record.resume) {
     const j = record.resume;
     if (j.resumed) lines.push(`  resumed: ${j.restoredSamples} samples from the journal`);
@@ -244,6 +253,8 @@ export function exitCodeOf(record: RunRecord, interrupted: boolean): ExitCode {
   const s = record.sut;
   if (s && s.samples.issued > 0 && s.samples.failed === s.samples.issued) return ExitCode.Endpoint;
   if (r.valid === false) return ExitCode.Invalid;
+  // An accuracy score below its target fails the run like an INVALID one.
+  if (record.accuracy && !('error' in record.accuracy) && record.accuracy.pass === false) return ExitCode.Invalid;
   return ExitCode.Valid;
 }
 
@@ -383,6 +394,7 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--budget-tokens <n>', 'end the run cleanly once this many output tokens were generated', integer)
     .option('--budget-cost <usd>', 'end the run cleanly once it has cost this much (needs --gpu-hour-price)', number)
     .option('--budget-minutes <m>', 'end the run cleanly after this many minutes of test', number)
+    .option('--tokenizer <file>', "tokenizer.json: score an accuracy or submission run's outputs (accuracy.json)")
     .option('--metrics-interval <s>', "seconds between scrapes of each endpoint's /metrics (default 5; 0 = off)", number)
     .addHelpText(
       'after',

@@ -11,6 +11,7 @@ import { barChart, histogramChart, lineChart, PALETTE, percentileBars, emptyChar
 import { timeSeries } from './time-series.js';
 import { costAndServerSections } from './report-cost-html.js';
 import { multiturnSection } from './multiturn-html.js';
+import { accuracySection } from './accuracy-html.js';
 
 const CSS = `
 :root{--ok:#15803d;--bad:#b91c1c;--warn:#b45309;--none:#475569;--fg:#0f172a;--mut:#64748b;--line:#e2e8f0}
@@ -249,7 +250,8 @@ export function buildReportHtml(record: RunRecord, results: ResultsJson = buildR
 <h1>${esc(title)}</h1>
 <div class="meta">${esc(meta)}</div>
 ${verdictSection(j)}
-<h2>Key figures</h2>
+${j.accuracy ? `<h2>Accuracy</h2>
+${accuracySection(j.accuracy)}` : ''}<h2>Key figures</h2>
 ${keyFigures(j)}
 <h2>Latency distributions</h2>
 ${distributions(j, series)}

@@ -1,6 +1,7 @@
 // results.json: one run as a documented, versioned object (docs/results-schema.md).
 // Latencies are ms here (the logs keep ns); every figure says where it comes
 // from when two sources are possible (LoadGen's result vs the harness's report).
+import type { RunAccuracy } from '../run/run-accuracy.js';
 import type { LatencyStats, TestResult } from '../result.js';
 import type { FleetRecord } from '../fleet/types.js';
 import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';
@@ -129,6 +130,8 @@ export interface ResultsJson {
   multiturn?: MultiturnReport;
   /** Servers the run started itself (null when it only used given endpoints). */
   servers: FleetRecord | null;
+  /** Accuracy and submission runs scored with --tokenizer: scores, targets and verdicts, or why scoring failed. */
+  accuracy?: RunAccuracy;
 }
 
 const NS_PER_MS = 1e6;
@@ -316,6 +319,7 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     extra: record.extra ?? null,
     ...costSections(record),
     ...(record.multiturn ? { multiturn: record.multiturn } : {}),
+    ...(record.accuracy ? { accuracy: record.accuracy } : {}),
     servers: record.servers ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) } : null,
   };
 }

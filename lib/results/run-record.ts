@@ -11,6 +11,7 @@ import type { Goodput } from '../cost/goodput.js';
 import type { TokenAccounting } from '../cost/token-accounting.js';
 import type { ServerMetricsReport } from '../metrics/summary.js';
 import type { ResumeInfo } from '../resume/journal-session.js';
+import type { RunAccuracy } from '../run/run-accuracy.js';
 
 /** One periodic observation during the run (from testProgress() and the SUT). */
 export interface TimelinePoint {
@@ -75,4 +76,6 @@ export interface RunRecord {
   resume?: ResumeInfo | null;
   /** Servers the run started (`servers:` in the config): effective configuration, versions, logs, events such as crashes. */
   servers?: FleetRecord;
+  /** Accuracy scores of an accuracy or submission run given a tokenizer (lib/run/run-accuracy.ts). */
+  accuracy?: RunAccuracy | null;
 }

@@ -26,6 +26,7 @@ import type { TestResult } from '../result.js';
 import { EndpointFailure, UsageError } from '../cli/errors.js';
 import { openConversations, type ConversationsSpec } from '../multiturn/run-conversations.js';
 import { RunExtras, type RunExtrasOptions } from './run-extras.js';
+import { checkTokenizer, modeIsScored, scoreRun } from './run-accuracy.js';
 
 /** A dataset file to open (see openDataset), or synthetic prompts. */
 export type DatasetSpec = ({ path: string } & OpenDatasetOptions) | { synthetic: Partial<SyntheticOptions> };
@@ -92,6 +93,8 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   log?: (message: string) => void;
   /** Told when the run moves from setup to the test and on to writing results. */
   onStage?: (stage: RunStage) => void;
+  /** tokenizer.json: accuracy and submission runs are scored at the end (accuracy.json, results.json, report.html). */
+  tokenizer?: string;
   /** Write results.json (and the other files when the writers are present); default true. */
   writeOutputs?: boolean;
 }
@@ -448,6 +451,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   const settings = composed.settings;
   const outdir = resolve(options.outdir);
   checkOutdir(outdir);
+  if (options.tokenizer !== undefined) await checkTokenizer(options.tokenizer);
   // Conversations: replay gives the dataset (chat API), live a SUT of its own (lib/multiturn/run-conversations.ts).
   const conversations = options.conversations ? await openConversations(options, settings, composed.userFields, log) : null;
   if (conversations) options = conversations.options;
@@ -554,6 +558,10 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     };
     Object.assign(record, await extras.finish(llm, record));
     if (conversations) record.multiturn = conversations.report(llm, report);
+    if (options.tokenizer !== undefined) {
+      if (modeIsScored(result.mode)) record.accuracy = await scoreRun(result, dataset, outdir, { tokenizer: options.tokenizer }, options.benchmark ?? null, log);
+      else log('note: --tokenizer scores accuracy and submission runs; this performance run has no outputs to score');
+    }
     if (options.writeOutputs !== false) await writeRunFiles(record);
     return record;
   } finally {
