@@ -32,7 +32,7 @@ export function multiturnSection(m: MultiturnReport): string {
   let conv = '';
   if (m.conversationLatencyMs) {
     const c = m.conversationLatencyMs;
-    conv = table(['conversation latency', 'mean', 'p50', 'p90', 'p99', 'max'], [[fmtInt(c.count), fmtMs(c.mean), fmtMs(c.p50), fmtMs(c.p90), fmtMs(c.p99), fmtMs(c.max)]]);
+    conv = table(['conversation latency', 'count', 'mean', 'p50', 'p90', 'p99', 'max'], [['completed conversations', fmtInt(c.count), fmtMs(c.mean), fmtMs(c.p50), fmtMs(c.p90), fmtMs(c.p99), fmtMs(c.max)]]);
   }
   let tools = '';
   if (m.tools) {
