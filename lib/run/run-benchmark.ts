@@ -366,9 +366,18 @@ class ProgressSampler {
     private readonly datasetSize: number,
     private readonly onProgress: ((p: RunProgress) => void) | undefined,
     private readonly log: (m: string) => void,
-  ) {}
+    private readonly live: Int32Array | null = null,
+  ) {
+    if (live !== null) this.reportEveryMs = 1000;
+  }
 
   private askAdapter(atMs: number): void {
+    if (this.live !== null) {
+      // The adapter's shared counters: no report (which copies every per-sample array) mid-run.
+      this.prev = this.last;
+      this.last = { atMs, tokens: this.live[0], errors: this.live[2], completed: this.live[1] };
+      return;
+    }
     if (this.busy) return;
     this.busy = true;
     const t0 = performance.now();
@@ -508,7 +517,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     log(`sut: ${llm.backend} ${llm.api} API, model '${llm.model}', ${probes.length} endpoint${probes.length > 1 ? 's' : ''} (${probes.filter((p) => p.healthy).length} healthy), token ids from ${llm.capabilities.tokenSource}`);
 
     const engineSide = await extras.begin(llm, endpoints.map((e) => (typeof e === 'string' ? e : e.url)), benchmarkPreset, options.sampling, options.command ?? null);
-    const sampler = new ProgressSampler(llm, settings, dataset.size, options.onProgress, log);
+    const sampler = new ProgressSampler(llm, settings, dataset.size, options.onProgress, log, extras.counters ? new Int32Array(extras.counters) : null);
     const startedAt = new Date().toISOString();
     stage('test');
     const timer = setInterval(() => sampler.tick(), 1000);

@@ -35,12 +35,12 @@ export interface RunExtrasOptions {
 }
 
 export const DEFAULT_METRICS_INTERVAL_MS = 5000;
-const CHECK_EVERY_MS = 250;
+const CHECK_EVERY_MS = 100;
 const STATE_EVERY_MS = 2000;
 
 export class RunExtras {
-  /** Live output-token and sample counters the adapter's threads add to. */
-  readonly counters = new SharedArrayBuffer(8);
+  /** Live counters the adapter's threads add to: [output tokens, completed samples, failed samples]. */
+  readonly counters = new SharedArrayBuffer(12);
   private readonly live = new Int32Array(this.counters);
   private scraper: MetricsScraper | null = null;
   private urls: string[] = [];

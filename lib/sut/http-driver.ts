@@ -458,6 +458,7 @@ export class HttpDriver {
 
   sampleFailed(x: Exchange, f: Failure, count: number): void {
     this.failed += count;
+    if (this.counters !== null && this.counters.length > 2) Atomics.add(this.counters, 2, count);
     bump(this.errorKinds, f.kind, count);
     const url = x.lastEndpoint >= 0 ? this.cfg.endpoints[x.lastEndpoint].origin : 'no endpoint';
     const what = count > 1 ? `${count} samples (batch from qsl_idx ${x.index})` : `sample ${x.id} (qsl_idx ${x.index})`;

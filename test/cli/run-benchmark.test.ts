@@ -61,6 +61,11 @@ describe('runBenchmark', () => {
     expect(record.timeline.every((p, i) => i === 0 || p.tMs > record.timeline[i - 1].tMs)).toBe(true);
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[progress.length - 1].issued).toBeGreaterThan(0);
+    // Tokens and failures come from the adapter's shared counters while the test runs.
+    const later = progress.filter((p) => p.tokensPerSecond !== null);
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.some((p) => (p.tokensPerSecond ?? 0) > 0)).toBe(true);
+    expect(later.every((p) => p.errors === 0)).toBe(true);
     for (const f of ['results.json', 'result_summary.json', 'report.html', 'mlperf_log_summary.txt']) expect(existsSync(join(outdir, f)), f).toBe(true);
   });
 
