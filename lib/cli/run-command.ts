@@ -239,6 +239,8 @@ export function formatSummary(record: RunRecord, files: string[]): string {
     if (j.resumed) lines.push(`  resumed: ${j.restoredSamples} samples from the journal`);
     if (!j.complete) lines.push(`  incomplete: ${j.journaledSamples} of ${j.accuracySamples} accuracy samples done; continue with the same flags and --resume ${record.outdir}`);
   }
+  // Servers the run started and lost on the way (loadgen run with servers:).
+  for (const e of record.servers?.events ?? []) if (e.kind === 'crashed') lines.push(`  server ${e.server} crashed during the run (${e.signal ?? `exit code ${e.exitCode}`}); see servers/${e.server}.log`);
   lines.push(`  output: ${record.outdir}`);
   for (const f of files) lines.push(`    ${f}`);
   return lines.join('\n') + '\n';

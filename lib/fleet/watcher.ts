@@ -15,7 +15,7 @@ export function watchExits(launched: readonly Launched[], onEvent: (e: FleetEven
       if (!active || proc.stopping) return;
       const tail = logTail(proc.logPath);
       const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-      const message = `server ${server.name} (${server.url}) ${how} during the run; its requests fail and the others take the traffic`;
+      const message = `server ${server.name} (${server.url}) ${how} during the run; the adapter moves its traffic to the other servers`;
       onEvent({ server: server.name, kind: 'crashed', at: new Date().toISOString(), message, exitCode: exit.code, signal: exit.signal, logTail: tail }, `${message}\n${formatTail(proc.logPath, tail)}`);
     });
   }

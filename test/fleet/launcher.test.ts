@@ -31,6 +31,7 @@ test('a server that ignores SIGTERM is killed after the grace period, with its c
 
 test('a clean stop: SIGTERM is enough', async () => {
   const p = await ServerProcess.start('polite', ['/bin/sh', '-c', 'echo up; sleep 30'], {}, join(dir, 'polite.log'), 5000);
+  for (let i = 0; i < 100 && logTail(join(dir, 'polite.log')).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
   const exit = await p.stop();
   expect(p.killed).toBe(false);
   expect(exit.signal).toBe('SIGTERM');
