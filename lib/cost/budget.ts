@@ -1,5 +1,5 @@
 // Budgets: a most output tokens, dollars or minutes for a run. A monitor
-// checks them a few times a second while the test runs (the output-token
+// checks them every 100 ms while the test runs (the output-token
 // count comes from counters the adapter threads add to, so checking is
 // cheap) and, at the first limit reached, ends the test through abortTest:
 // the logs are written as for any abort, and the reason is kept.

@@ -115,7 +115,7 @@ export class RunExtras {
     return target;
   }
 
-  /** Budget checks a few times a second and run-state.json refreshed every 2 s while the test runs. */
+  /** Budget checks every 100 ms and run-state.json refreshed every 2 s while the test runs. */
   testStarted(): void {
     this.testStartMs = performance.now();
     this.timer = setInterval(() => this.tick(), CHECK_EVERY_MS);
