@@ -24,6 +24,8 @@ export interface SimFlags {
   eosAfter?: number;
   eosTokenId?: number;
   sglangOutputIds?: 'cumulative' | 'delta';
+  prefixCache?: boolean;
+  prefixCacheBlockTokens?: number;
   returnTokenIds?: boolean;
   logprobsTokenIds?: boolean;
   faults?: SimFaultRule[];
@@ -82,6 +84,8 @@ export function simOptionsFromFlags(flags: SimFlags): SimulatorOptions {
   if (flags.eosAfter !== undefined) o.eosAfter = flags.eosAfter;
   if (flags.eosTokenId !== undefined) o.eosTokenId = flags.eosTokenId;
   if (flags.sglangOutputIds !== undefined) o.sglangOutputIds = flags.sglangOutputIds;
+  if (flags.prefixCache === true) o.prefixCache = true;
+  if (flags.prefixCacheBlockTokens !== undefined) o.prefixCacheBlockTokens = flags.prefixCacheBlockTokens;
   if (flags.returnTokenIds === false) o.returnTokenIds = false;
   if (flags.logprobsTokenIds === false) o.logprobsTokenIds = false;
   if (flags.faults !== undefined) o.faults = flags.faults;
@@ -125,6 +129,8 @@ export function registerSimCommand(program: Command): void {
     .option('--eos-after <n>', 'stop with EOS after this many tokens (unless ignore_eos)', integer(1))
     .option('--eos-token-id <n>', 'EOS token id', integer(0))
     .option('--sglang-output-ids <mode>', '/generate streaming output_ids: cumulative | delta', outputIds)
+    .option('--prefix-cache', 'model a prefix cache: cached full blocks of a prompt are not prefilled again')
+    .option('--prefix-cache-block-tokens <n>', 'tokens per prefix-cache block (default 16)', integer(1))
     .option('--no-return-token-ids', 'ignore return_token_ids, like vLLM before 0.10.2')
     .option('--no-logprobs-token-ids', 'ignore return_tokens_as_token_ids')
     .option('--faults <json>', 'fault rules (JSON array) active from the start', faultsJson)
