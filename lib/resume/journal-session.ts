@@ -88,9 +88,9 @@ export class JournalSession {
     }
     if (o.resume && !hasJournal) {
       const state = readRunState(o.outdir);
-      const was = state ? ` (run-state.json: a ${state.mode} run, ${state.state})` : '';
+      const was = state ? `; run-state.json: a ${state.mode} run, ${state.state}` : '';
       const perf = state && !isJournaledMode(state.mode as TestMode) ? '; performance runs keep no journal and cannot be resumed: run it again' : '';
-      throw new UsageError(`--resume ${o.outdir}: no journal there (${join(dir, JOURNAL_HEADER)} is missing)${was}${perf}`);
+      throw new UsageError(`--resume ${o.outdir}: no journal there (${join(dir, JOURNAL_HEADER)} is missing${was})${perf}`);
     }
     if (!isJournaledMode(o.mode)) return null;
     if (!o.resume && hasJournal) {
