@@ -21,39 +21,39 @@ constexpr size_t kIdsCapacity = 1 << 16;
 thread_local int32_t* t_state = nullptr;
 thread_local int32_t* t_ids = nullptr;
 
-napi_value SseScan(napi_env env, napi_callback_info info) {
+// The Uint8Array argument's bytes, or false (with a TypeError thrown).
+bool BytesArg(napi_env env, napi_callback_info info, const char* usage, const uint8_t** data, size_t* length) {
   size_t argc = 1;
   napi_value arg;
   napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr);
   napi_typedarray_type type;
-  size_t length = 0;
-  void* data = nullptr;
-  napi_value result;
-  if (argc < 1 || napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok ||
+  void* raw = nullptr;
+  if (argc < 1 || napi_get_typedarray_info(env, arg, &type, length, &raw, nullptr, nullptr) != napi_ok ||
       type != napi_uint8_array || t_state == nullptr) {
-    napi_throw_type_error(env, nullptr, "sseScan(buf: Uint8Array)");
-    return nullptr;
+    napi_throw_type_error(env, nullptr, usage);
+    return false;
   }
+  *data = static_cast<const uint8_t*>(raw);
+  return true;
+}
+
+napi_value SseScan(napi_env env, napi_callback_info info) {
+  const uint8_t* data = nullptr;
+  size_t length = 0;
+  if (!BytesArg(env, info, "sseScan(buf: Uint8Array)", &data, &length)) return nullptr;
   const double now = static_cast<double>(lg::NowNs());
-  lgsse::Scan(static_cast<const uint8_t*>(data), length, t_state, t_ids, kIdsCapacity);
+  lgsse::Scan(data, length, t_state, t_ids, kIdsCapacity);
+  napi_value result;
   napi_create_double(env, now, &result);
   return result;
 }
 
 // bodyScan(buf): the same for a whole non-streaming body (ScanBody).
 napi_value BodyScan(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value arg;
-  napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr);
-  napi_typedarray_type type;
+  const uint8_t* data = nullptr;
   size_t length = 0;
-  void* data = nullptr;
-  if (argc < 1 || napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok ||
-      type != napi_uint8_array || t_state == nullptr) {
-    napi_throw_type_error(env, nullptr, "bodyScan(buf: Uint8Array)");
-    return nullptr;
-  }
-  lgsse::ScanBody(static_cast<const uint8_t*>(data), length, t_state, t_ids, kIdsCapacity);
+  if (!BytesArg(env, info, "bodyScan(buf: Uint8Array)", &data, &length)) return nullptr;
+  lgsse::ScanBody(data, length, t_state, t_ids, kIdsCapacity);
   return nullptr;
 }
 

@@ -7,25 +7,28 @@ namespace {
 
 inline bool IsSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// Position of the value of key `key` (with its quotes) in [from, end), or
-// nullptr. The key must follow '{' or ',' and precede ':', so the same text
-// inside a string value (where its quotes are escaped) never matches.
-// memmem is vectorised in glibc: far cheaper per byte than a byte loop.
+// A key (with its quotes) found at k counts only after '{' or ',' and before
+// ':', so the same text inside a string value (where its quotes are
+// escaped) never matches. Returns where its value starts, or nullptr.
+const uint8_t* ValueAfterKey(const uint8_t* from, const uint8_t* end, const uint8_t* k, size_t klen) {
+  const uint8_t* p = k - 1;
+  while (p >= from && IsSpace(*p)) p--;
+  if (p >= from && *p != '{' && *p != ',') return nullptr;
+  const uint8_t* q = k + klen;
+  while (q < end && IsSpace(*q)) q++;
+  if (q >= end || *q != ':') return nullptr;
+  q++;
+  while (q < end && IsSpace(*q)) q++;
+  return q < end ? q : nullptr;
+}
+
+// Position of the value of key `key` in [from, end), or nullptr. memmem is
+// vectorised in glibc: far cheaper per byte than a byte loop on long input.
 const uint8_t* FindValue(const uint8_t* from, const uint8_t* end, const char* key, size_t klen) {
-  const uint8_t* k = from;
-  while (end - k >= static_cast<ptrdiff_t>(klen)) {
+  for (const uint8_t* k = from; end - k >= static_cast<ptrdiff_t>(klen); k++) {
     k = static_cast<const uint8_t*>(memmem(k, static_cast<size_t>(end - k), key, klen));
     if (!k) return nullptr;
-    const uint8_t* p = k - 1;
-    while (p >= from && IsSpace(*p)) p--;
-    const uint8_t* q = k + klen;
-    k++;
-    if (p >= from && *p != '{' && *p != ',') continue;
-    while (q < end && IsSpace(*q)) q++;
-    if (q >= end || *q != ':') continue;
-    q++;
-    while (q < end && IsSpace(*q)) q++;
-    return q < end ? q : nullptr;
+    if (const uint8_t* v = ValueAfterKey(from, end, k, klen)) return v;
   }
   return nullptr;
 }
@@ -37,15 +40,7 @@ const uint8_t* FindValueLast(const uint8_t* from, const uint8_t* end, const char
   if (end - from < static_cast<ptrdiff_t>(klen)) return nullptr;
   for (const uint8_t* k = end - klen; k >= from; k--) {
     if (*k != '"' || k[1] != static_cast<uint8_t>(key[1]) || std::memcmp(k, key, klen) != 0) continue;
-    const uint8_t* p = k - 1;
-    while (p >= from && IsSpace(*p)) p--;
-    if (p >= from && *p != '{' && *p != ',') continue;
-    const uint8_t* q = k + klen;
-    while (q < end && IsSpace(*q)) q++;
-    if (q >= end || *q != ':') continue;
-    q++;
-    while (q < end && IsSpace(*q)) q++;
-    return q < end ? q : nullptr;
+    if (const uint8_t* v = ValueAfterKey(from, end, k, klen)) return v;
   }
   return nullptr;
 }
