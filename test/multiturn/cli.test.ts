@@ -77,6 +77,16 @@ describe('loadgen run --conversations', () => {
     expect(html).toContain('expected calls matched (AST)');
   });
 
+  it('the flags work from a config file too', () => {
+    const out = tmp.file('config');
+    const config = tmp.file('run.yaml');
+    writeFileSync(config, `scenario: Offline\nconversations: ${fixture('sharegpt.jsonl')}\nmultiturn: live\nmax-concurrent-conversations: 1\nset: [minDurationMs=0, minQueryCount=1]\nquiet: true\n`);
+    const r = run(['--config', config, '--output-dir', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    expect(j.multiturn).toMatchObject({ mode: 'live', conversations: { total: 1, completed: 1, failed: 0 }, turns: { total: 2, completed: 2 } });
+  });
+
   it('usage errors exit 2 and name what is wrong', () => {
     const cases: [string[], RegExp][] = [
       [['--multiturn', 'live'], /--multiturn needs --conversations/],

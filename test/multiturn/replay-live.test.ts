@@ -175,6 +175,11 @@ describe('live', () => {
     const ok = mt.outcomes[1]!;
     expect(ok.ok).toBe(true);
     expect(ok.turnsCompleted).toBe(ok.turns);
+    // One conversation at a time: the second starts after the first ended.
+    const log = sut.requestLog();
+    const first = log.filter((x) => x.conversation === log[0]!.conversation);
+    const second = log.filter((x) => x.conversation !== log[0]!.conversation);
+    expect(second[0]!.sentNs).toBeGreaterThanOrEqual(first.at(-1)!.endNs);
     const report = await sut.report();
     expect(report.samples).toMatchObject({ completed: 2, failed: 1 });
     expect(report.errorKinds).toEqual({ http_500: 1 });
