@@ -54,12 +54,12 @@ function valueFor(type: unknown, raw: string | undefined): unknown {
   return raw;
 }
 
-/** The id each server gives a call (vLLM: chatcmpl-tool-<hex>; SGLang: call_<hex>). */
+/** The id each server gives a call (vLLM: chatcmpl-tool-<32 hex>; SGLang: call_<24 hex>), deterministic here. */
 function callId(flavor: SimFlavor, seed: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 0x01000193);
   const hex = (h >>> 0).toString(16).padStart(8, '0');
-  return flavor === 'vllm' ? `chatcmpl-tool-${hex}${hex}` : `call_${hex}${hex}`;
+  return flavor === 'vllm' ? `chatcmpl-tool-${hex.repeat(4)}` : `call_${hex.repeat(3)}`;
 }
 
 export function planToolCall(flavor: SimFlavor, tools: unknown, toolChoice: unknown, messages: unknown): ToolCallPlan | null {

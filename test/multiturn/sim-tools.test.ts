@@ -57,7 +57,7 @@ describe('simulator tool calls', () => {
       const call = streamedCall(res.body);
       expect(call.name).toBe('get_weather');
       expect(call.finish).toBe('tool_calls');
-      expect(call.id).toMatch(flavor === 'vllm' ? /^chatcmpl-tool-/ : /^call_/);
+      expect(call.id).toMatch(flavor === 'vllm' ? /^chatcmpl-tool-[0-9a-f]{32}$/ : /^call_[0-9a-f]{24}$/);
       expect(JSON.parse(call.args)).toEqual({ city: 'Paris', days: 3, metric: true });
       // vLLM drops unset fields; SGLang keeps its nulls.
       const first = sseJson(res.body).find((e) => e.choices?.[0]?.delta?.tool_calls);
