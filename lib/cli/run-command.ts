@@ -241,6 +241,11 @@ export function formatSummary(record: RunRecord, files: string[]): string {
   }
   // Servers the run started and lost on the way (loadgen run with servers:).
   for (const e of record.servers?.events ?? []) if (e.kind === 'crashed') lines.push(`  server ${e.server} crashed during the run (${e.signal ?? `exit code ${e.exitCode}`}); see servers/${e.server}.log`);
+  const mt = record.multiturn;
+  if (mt) {
+    const tools = mt.tools ? `; tool calls ${mt.tools.toolCalls} (${mt.tools.malformed} malformed), expected calls matched ${mt.tools.matched} of ${mt.tools.expected}` : '';
+    lines.push(`  conversations (${mt.mode}): ${mt.conversations.completed} of ${mt.conversations.total} completed, ${mt.turns.completed} of ${mt.turns.total} turns${tools}`);
+  }
   lines.push(`  output: ${record.outdir}`);
   for (const f of files) lines.push(`    ${f}`);
   return lines.join('\n') + '\n';

@@ -42,9 +42,10 @@ beforeAll(() => {
 describe('loadgen run --conversations', () => {
   it('replay: one sample a turn; results.json and report.html show per-turn figures', () => {
     const out = tmp.file('replay');
-    const r = run(['--scenario', 'Offline', '--conversations', fixture('chat.jsonl'), '--multiturn', 'replay', ...QUICK, '--set', 'minQueryCount=5', '--output-dir', out]);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
+    const r = run(['--scenario', 'Offline', '--conversations', fixture('chat.jsonl'), '--multiturn', 'replay', '--set', 'minDurationMs=0', '--set', 'minQueryCount=5', '--output-dir', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/conversations: .*chat\.jsonl: 2 conversations, 5 turns \(replay: one sample a turn\)/);
+    expect(r.stdout).toMatch(/conversations \(replay\): 2 of 2 completed, 5 of 5 turns/);
     const j = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
     expect(j.benchmark.dataset).toMatchObject({ name: 'conversations (replay)', size: 5 });
     expect(j.harness.api).toBe('chat');
