@@ -3,6 +3,7 @@
 // repeated on every ssh node, each with its command line rendered.
 import { createServer, type Server } from 'node:net';
 
+import { UsageError } from '../cli/errors.js';
 import { perGpu, tensorParallelGroups } from './gpus.js';
 import { renderCommand, renderEnv } from './render.js';
 import { commandLine, sshArgv } from './ssh.js';
@@ -40,7 +41,7 @@ export async function planServers(specs: readonly ServerSpec[]): Promise<Planned
     const groups = gpuGroups(spec);
     const nodes = spec.nodes ?? [null];
     const ports = spec.port === 'auto' ? await freePorts(groups.length, spec.host === '0.0.0.0' ? '127.0.0.1' : spec.host) : groups.map((_, i) => (spec.port as number) + i);
-    if (ports.some((p) => p > 65535)) throw new Error(`servers '${spec.name}': ports from ${spec.port} for ${groups.length} servers go past 65535`);
+    if (ports.some((p) => p > 65535)) throw new UsageError(`servers '${spec.name}': ports from ${spec.port} for ${groups.length} servers go past 65535`);
     for (const node of nodes) {
       groups.forEach((gpus, i) => {
         const name = [spec.name, ...(nodes.length > 1 ? [node] : []), ...(groups.length > 1 ? [String(i)] : [])].join('-');

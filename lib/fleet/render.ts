@@ -91,6 +91,8 @@ function kebab(k: string): string {
 function simulatorFlags(sim: Record<string, string | number | boolean>): string[] {
   const out: string[] = [];
   if (sim.precisePacing !== true) out.push('--no-precise-pacing');
+  // Always given, even 0: it makes `loadgen sim` behave as a launched server (start-up log, SIGTERM log).
+  if (sim.loadTimeMs === undefined) out.push('--load-time-ms', '0');
   for (const [k, v] of Object.entries(sim)) {
     if (k === 'precisePacing') continue;
     if (v === true) out.push(kebab(k));
@@ -128,7 +130,8 @@ export function renderCommand(spec: ServerSpec, t: RenderTarget): string[] {
       return [...spec.command!.map((a) => substitute(a, t, spec.model)), ...genericFlags(spec.engineArgs), ...spec.extraArgs.map((a) => substitute(a, t, spec.model))];
     case 'simulator': {
       const flavor = spec.flavor ?? 'vllm';
-      const model = flavor === 'vllm' ? [spec.model!] : ['--model-path', spec.model!];
+      // `loadgen sim --model` in place of vLLM's positional MODEL and SGLang's --model-path.
+      const model = ['--model', spec.model!];
       return [process.execPath, loadgenCliPath(), 'sim', '--flavor', flavor, ...model, ...listen, ...flagsFor(flavor, spec.engineArgs), ...simulatorFlags(spec.simulator), ...spec.extraArgs];
     }
   }

@@ -137,16 +137,15 @@ export function registerSimCommand(program: Command): void {
     .option('--no-record', 'keep no per-request records')
     .option('--max-records <n>', 'records kept (oldest dropped)', integer(1))
     // As a launched server (loadgen serve / run with servers:): start-up phase and scripted failures.
-    .argument('[model]', 'model to "serve" (as `vllm serve MODEL`; sets the served name)')
     .option('--load-time-ms <ms>', 'simulated model loading: 503 on every route (or no port, see next) until done', nonNegative)
     .option('--refuse-while-loading', 'open the port only once loaded, as vLLM does (default: 503 while loading, as SGLang)')
     .option('--fail-at-start', 'log a start-up error and exit 1')
     .option('--crash-after-ms <ms>', 'exit 1 this long after becoming ready', nonNegative)
     .option('--crash-after-requests <n>', 'exit 1 once this many generation requests arrived', integer(1))
-    .action(async (model: string | undefined, flags: SimFlags & LaunchBehaviour & Record<string, unknown>) => {
+    .action(async (flags: SimFlags & LaunchBehaviour & Record<string, unknown>) => {
       const options = simOptionsFromFlags(flags);
-      const engineArgs = applyEngineFlags(flags, model, options);
-      const launched = model !== undefined || Object.keys(engineArgs).length > 0 || flags.loadTimeMs !== undefined || flags.refuseWhileLoading || flags.failAtStart || flags.crashAfterMs !== undefined || flags.crashAfterRequests !== undefined;
+      const engineArgs = applyEngineFlags(flags, options);
+      const launched = Object.keys(engineArgs).length > 0 || flags.loadTimeMs !== undefined || flags.refuseWhileLoading || flags.failAtStart || flags.crashAfterMs !== undefined || flags.crashAfterRequests !== undefined;
       if (!launched) return runSim(options);
       const { loadTimeMs, refuseWhileLoading, failAtStart, crashAfterMs, crashAfterRequests } = flags;
       await runLaunchable(options, { loadTimeMs, refuseWhileLoading, failAtStart, crashAfterMs, crashAfterRequests, engineArgs });

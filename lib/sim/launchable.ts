@@ -183,7 +183,7 @@ function positiveInt(flag: string, v: unknown): number {
  * slots, context window, stream interval) and returns every engine flag
  * given, for the start-up log.
  */
-export function applyEngineFlags(flags: Record<string, unknown>, positionalModel: string | undefined, o: SimulatorOptions): Record<string, unknown> {
+export function applyEngineFlags(flags: Record<string, unknown>, o: SimulatorOptions): Record<string, unknown> {
   const given: Record<string, unknown> = {};
   for (const [, attr] of ENGINE_FLAGS) {
     const v = flags[attr];
@@ -191,7 +191,7 @@ export function applyEngineFlags(flags: Record<string, unknown>, positionalModel
     if (v !== undefined) given[attr] = typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
   }
   // vLLM serves under --served-model-name, else the model path; SGLang likewise.
-  const model = (flags.servedModelName ?? positionalModel ?? flags.modelPath) as string | undefined;
+  const model = (flags.servedModelName ?? flags.modelPath) as string | undefined;
   if (model !== undefined) o.model = model;
   const seqs = flags.maxNumSeqs ?? flags.maxRunningRequests;
   if (seqs !== undefined) o.maxRunningSeqs = positiveInt('--max-num-seqs', seqs);

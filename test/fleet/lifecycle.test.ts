@@ -49,7 +49,7 @@ describe('loadgen run with servers', () => {
       ['sim-b', 'simulator', '0.11.0', 8192, 'stopped'],
     ]);
     expect(res.servers.servers[0].engineArgs).toEqual({ maxNumSeqs: 32, tensorParallelSize: 1 });
-    expect(res.servers.servers[0].commandLine).toMatch(/ sim --flavor vllm sim-llm-8b --host 127\.0\.0\.1 --port \d+ --tensor-parallel-size 1 --max-num-seqs 32 /);
+    expect(res.servers.servers[0].commandLine).toMatch(/ sim --flavor vllm --model sim-llm-8b --host 127\.0\.0\.1 --port \d+ --tensor-parallel-size 1 --max-num-seqs 32 /);
     expect(res.servers.events.filter((e: any) => e.kind === 'warmed-up').map((e: any) => e.message)).toEqual(['2/2 warm-up requests answered', '2/2 warm-up requests answered']);
     // Both carried measured traffic.
     expect(res.errors.failedSamples).toBe(0);

@@ -68,10 +68,11 @@ describe('flag rendering', () => {
     const argv = renderCommand(one({ backend: 'simulator', model: 'sim', engineArgs: { maxNumSeqs: 4, tensorParallelSize: 2 }, simulator: { loadTimeMs: 100, crashAfterRequests: 3, refuseWhileLoading: true } }), { ...target, host: '127.0.0.1' });
     expect(argv[0]).toBe(process.execPath);
     expect(argv[1]).toMatch(/cli\.js$/);
-    expect(argv.slice(2)).toEqual(['sim', '--flavor', 'vllm', 'sim', '--host', '127.0.0.1', '--port', '8000', '--tensor-parallel-size', '2', '--max-num-seqs', '4', '--no-precise-pacing', '--load-time-ms', '100', '--crash-after-requests', '3', '--refuse-while-loading']);
+    expect(argv.slice(2)).toEqual(['sim', '--flavor', 'vllm', '--model', 'sim', '--host', '127.0.0.1', '--port', '8000', '--tensor-parallel-size', '2', '--max-num-seqs', '4', '--no-precise-pacing', '--load-time-ms', '100', '--crash-after-requests', '3', '--refuse-while-loading']);
     const sg = renderCommand(one({ backend: 'simulator', flavor: 'sglang', model: 'sim', engineArgs: { maxNumSeqs: 4 } }), target);
-    expect(sg.slice(2, 8)).toEqual(['sim', '--flavor', 'sglang', '--model-path', 'sim', '--host']);
+    expect(sg.slice(2, 8)).toEqual(['sim', '--flavor', 'sglang', '--model', 'sim', '--host']);
     expect(sg).toContain('--max-running-requests');
+    expect(sg.slice(-3)).toEqual(['--no-precise-pacing', '--load-time-ms', '0']);
   });
 
   test('environment: CUDA_VISIBLE_DEVICES from the group, the spec env on top', () => {
