@@ -62,8 +62,10 @@ function hookExit(): void {
   if (hooked) return;
   hooked = true;
   process.on('exit', killAllNow);
-  // SIGTERM/SIGHUP would end Node without 'exit' (and leave the engines running): exit properly instead.
-  for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  // With no other listener, these signals would end Node without 'exit' (and leave the engines
+  // running): exit properly instead. Commands that handle them (loadgen run's Ctrl-C, the test's
+  // own SIGINT handler, loadgen serve) keep their behaviour.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
     process.on(signal, () => {
       if (process.listenerCount(signal) === 1) process.exit(code);
     });
