@@ -35,15 +35,22 @@ describe('build smoke test', () => {
 describe('built CLI smoke test (dist/cli.js, made by `npm test`\'s pretest)', () => {
   const cli = `${packageRoot}/dist/cli.js`;
 
-  it.skipIf(!existsSync(cli))('prints the package version and exits 2 for placeholders', () => {
+  it.skipIf(!existsSync(cli))('prints the package version; every command is there; a usage error exits 2 without a stack trace', () => {
     const { version } = JSON.parse(readFileSync(`${packageRoot}/package.json`, 'utf8')) as { version: string };
 
     const v = spawnSync(process.execPath, [cli, '--version'], { encoding: 'utf8' });
     expect(v.status).toBe(0);
     expect(v.stdout.trim()).toBe(version);
 
+    const help = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    for (const cmd of ['run', 'probe', 'report', 'accuracy', 'sim', 'serve']) expect(help.stdout).toMatch(new RegExp(`^\\s+${cmd}\\b`, 'm'));
+    expect(help.stdout).not.toContain('not implemented');
+
+    // No --scenario: a usage error, one clear line.
     const run = spawnSync(process.execPath, [cli, 'run'], { encoding: 'utf8' });
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain('not implemented yet');
+    expect(run.stderr).toMatch(/scenario/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 });
