@@ -2,6 +2,7 @@
 // <outdir>/servers/), wait for health, read versions, warm up, watch for
 // crashes, stop. A failure anywhere while starting stops whatever was
 // started before the error is passed on.
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { EndpointFailure, UsageError } from '../cli/errors.js';
@@ -22,6 +23,15 @@ export interface FleetOptions {
   log?: (message: string) => void;
   /** Period of the loading progress lines (default 10 s). */
   progressEveryMs?: number;
+}
+
+/** Whether host:port can be listened on here (a server already there would answer our health checks). */
+async function portFree(host: string, port: number): Promise<boolean> {
+  const srv = createServer();
+  return new Promise((resolve) => {
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host === '0.0.0.0' || host === '::' ? undefined : host, () => srv.close(() => resolve(true)));
+  });
 }
 
 export class Fleet {
@@ -54,6 +64,10 @@ export class Fleet {
     try {
       for (const server of planned) {
         const logPath = join(o.outdir, 'servers', `${server.name}.log`);
+        if (!server.node && server.spec.port !== 'auto' && !(await portFree(server.spec.host, server.port))) {
+          fleet.event(server.name, 'start-failed', `port ${server.port} is in use`);
+          throw new EndpointFailure(`server ${server.name}: port ${server.port} on ${server.spec.host} is already in use (a server from an earlier run still up?); stop it or choose another port`);
+        }
         log(`server ${server.name}: ${server.commandLine}`);
         let proc: ServerProcess;
         try {

@@ -3,6 +3,7 @@
 // start, one never healthy, one crashing mid-run, Ctrl-C while loading and
 // while testing (no process left behind), and `loadgen serve`.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, test } from 'vitest';
@@ -76,6 +77,21 @@ describe('loadgen run with servers', () => {
     const r = await runCli(['run', '--config', file, '--output-dir', join(dir, 'missing')]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/server nope could not be started: \/nonexistent\/serve-it: command not found/);
+  });
+
+  test('a fixed port already taken here: exit 3 before anything starts (its health would be another server\'s)', async () => {
+    const taken = createServer();
+    await new Promise<void>((res) => taken.listen(0, '127.0.0.1', () => res()));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const file = writeConfig(dir, `scenario: Server\nservers:\n  - { name: clash, backend: simulator, model: m, port: ${port} }\n`, 'clash.yaml');
+      const r = await runCli(['run', '--config', file, '--output-dir', join(dir, 'clash')]);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(new RegExp(`server clash: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+      expect(serverPids(r.stderr)).toEqual([]);
+    } finally {
+      taken.close();
+    }
   });
 
   test('a server never healthy: the deadline error, exit 3, its process stopped', async () => {
