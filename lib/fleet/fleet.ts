@@ -9,6 +9,7 @@ import { EndpointFailure, UsageError } from '../cli/errors.js';
 import type { EndpointConfig } from '../sut/types.js';
 import { FleetStartError, waitHealthy, type Launched } from './health.js';
 import { ServerProcess, SpawnError } from './launcher.js';
+import { configFromLog } from './log-config.js';
 import { logTail } from './log-tail.js';
 import { planServers } from './plan.js';
 import { readServerInfo, type ServerSelfReport } from './server-info.js';
@@ -182,6 +183,7 @@ export class Fleet {
         version: info?.version ?? null,
         serverInfo: info?.serverInfo ?? null,
         maxModelLen: info?.maxModelLen ?? null,
+        loggedConfig: l ? configFromLog(l.proc.logPath) : { nonDefaultArgs: null, engineConfig: null },
         log: l?.proc.logPath ?? join('servers', `${p.name}.log`),
         loadSeconds: this.loadSeconds.get(p.name) ?? null,
         exit: exit ? { code: exit.code, signal: exit.signal, how: crashed ? 'crashed' : l!.proc.killed ? 'killed' : l!.proc.stopping ? 'stopped' : 'exited' } : null,

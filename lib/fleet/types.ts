@@ -135,6 +135,8 @@ export interface ServerRecord {
   serverInfo: Record<string, unknown> | null;
   /** max_model_len from /v1/models, when answered. */
   maxModelLen: number | null;
+  /** vLLM's own start-up log lines: its non-default args and its whole engine configuration (verbatim). */
+  loggedConfig: { nonDefaultArgs: string | null; engineConfig: string | null };
   log: string;
   /** Seconds from spawn to a healthy /health. */
   loadSeconds: number | null;

@@ -39,6 +39,8 @@ test('progress while loading, then endpoints, versions and a clean stop in the r
     ['one', [3], '3', '0.11.0', 'stopped'],
     ['two', null, null, '0.5.4', 'stopped'],
   ]);
+  // vLLM's start-up log line with its non-default args is kept verbatim.
+  expect(rec.servers[0].loggedConfig).toEqual({ nonDefaultArgs: '{"model":"sim-m"}', engineConfig: null });
   // SGLang's effective server arguments are kept whole.
   expect(rec.servers[1].serverInfo).toMatchObject({ model_path: 'sim-s', version: '0.5.4' });
   expect(rec.events.map((e) => `${e.server} ${e.kind}`).sort()).toEqual(['one healthy', 'one started', 'one stopped', 'one warmed-up', 'two healthy', 'two started', 'two stopped', 'two warmed-up'].sort());
