@@ -83,6 +83,9 @@ try {
   }
   const ratio = mean(on, 'samplesPerSecond') / mean(off, 'samplesPerSecond');
   console.log(`ratio on/off: ${ratio.toFixed(3)} (Offline, ${SAMPLES} samples × ${TOKENS} tokens, ${ROUNDS} alternating rounds, adapter on the main thread)`);
+  // The part of each sample's time the journal takes, from the writer's own cost: the figure noise cannot hide.
+  const perSampleNs = 1e9 / mean(off, 'samplesPerSecond');
+  console.log(`journal share of a sample's time: ${((100 * nsPerRecord) / perSampleNs).toFixed(2)}% (${nsPerRecord.toFixed(0)} ns of ${(perSampleNs / 1000).toFixed(0)} µs)`);
 } finally {
   await sim.close();
   rmSync(tmp, { recursive: true, force: true });

@@ -5,9 +5,7 @@
 // also keep the first).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
-
-import { JOURNAL_MAGIC, PAYLOAD_FIXED, RECORD_HEAD, RECORD_TAIL, type JournalRecord } from './journal-format.js';
+import { JOURNAL_MAGIC, PAYLOAD_FIXED, RECORD_HEAD, RECORD_TAIL, wordChecksum, type JournalRecord } from './journal-format.js';
 
 export interface JournalContents {
   records: Map<number, JournalRecord>;
@@ -19,7 +17,11 @@ export interface JournalContents {
 }
 
 /** Parses one segment's bytes into `into`; returns the number of trailing bytes that were not a whole record. */
-export function parseSegment(buf: Buffer, into: Map<number, JournalRecord>): { torn: number; duplicates: number } {
+export function parseSegment(input: Buffer, into: Map<number, JournalRecord>): { torn: number; duplicates: number } {
+  // A copy at offset 0 of its own memory, whole words: the checksum reads 32-bit words.
+  const buf = Buffer.alloc(input.length + ((4 - (input.length & 3)) & 3));
+  input.copy(buf);
+  const words = new Uint32Array(buf.buffer, buf.byteOffset, buf.length >> 2);
   let at = 0;
   let duplicates = 0;
   while (at + RECORD_HEAD + PAYLOAD_FIXED + RECORD_TAIL <= buf.length) {
@@ -30,7 +32,7 @@ export function parseSegment(buf: Buffer, into: Map<number, JournalRecord>): { t
     if (size < PAYLOAD_FIXED || end + RECORD_TAIL > buf.length) break;
     const nIds = buf.readUInt32LE(p + 8);
     if (PAYLOAD_FIXED + 4 * nIds !== size) break;
-    if (crc32(buf.subarray(p, end)) !== buf.readUInt32LE(end)) break;
+    if (wordChecksum(words, p >> 2, end >> 2) !== buf.readUInt32LE(end)) break;
     const qslIdx = buf.readUInt32LE(p);
     if (into.has(qslIdx)) duplicates++;
     else {
@@ -46,7 +48,7 @@ export function parseSegment(buf: Buffer, into: Map<number, JournalRecord>): { t
     }
     at = end + RECORD_TAIL;
   }
-  return { torn: buf.length - at, duplicates };
+  return { torn: input.length - at, duplicates };
 }
 
 export function readJournal(dir: string): JournalContents {

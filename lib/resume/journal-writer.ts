@@ -8,9 +8,7 @@
 import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { crc32 } from 'node:zlib';
-
-import { JOURNAL_MAGIC, PAYLOAD_FIXED, RECORD_FIXED, RECORD_HEAD } from './journal-format.js';
+import { JOURNAL_MAGIC, PAYLOAD_FIXED, RECORD_FIXED, RECORD_HEAD, wordChecksum } from './journal-format.js';
 
 /** What a driver needs to journal: where, this run's tag, and the shared on/off switch. */
 export interface JournalTarget {
@@ -26,7 +24,10 @@ const SYNC_EVERY_MS = 1000;
 
 export class JournalWriter {
   private fd = -1;
-  private buf = Buffer.allocUnsafe(64 * 1024);
+  private buf = Buffer.alloc(64 * 1024);
+  // Word views over buf (its own ArrayBuffer, offset 0): fields and ids go in as 32-bit words.
+  private u32 = new Uint32Array(this.buf.buffer, this.buf.byteOffset, this.buf.length >> 2);
+  private i32 = new Int32Array(this.buf.buffer, this.buf.byteOffset, this.buf.length >> 2);
   private len = 0;
   private flushQueued = false;
   private dirty = false;
@@ -54,26 +55,21 @@ export class JournalWriter {
     if (this.closed) return;
     const need = RECORD_FIXED + 4 * nIds;
     if (this.len + need > this.buf.length) this.grow(this.len + need);
-    const b = this.buf;
-    const at = this.len;
-    b.writeUInt32LE(JOURNAL_MAGIC, at);
-    b.writeUInt32LE(PAYLOAD_FIXED + 4 * nIds, at + 4);
-    const p = at + RECORD_HEAD;
-    b.writeUInt32LE(qslIdx >>> 0, p);
-    b.writeUInt32LE(nTokens >>> 0, p + 4);
-    b.writeUInt32LE(nIds, p + 8);
-    b[p + 12] = firstToken;
-    b[p + 13] = endpoint & 0xff;
-    b.writeUInt16LE(0, p + 14);
-    b.writeDoubleLE(ttftNs, p + 16);
-    b.writeDoubleLE(latencyNs, p + 24);
-    if (nIds > 0 && ids !== null) {
-      const bytes = new Uint8Array(ids.buffer, ids.byteOffset, nIds * 4);
-      b.set(bytes, p + PAYLOAD_FIXED);
-    }
-    const end = p + PAYLOAD_FIXED + 4 * nIds;
-    b.writeUInt32LE(crc32(b.subarray(p, end)), end);
-    this.len = end + 4;
+    const w = this.u32;
+    const at = this.len >> 2; // records are whole words
+    w[at] = JOURNAL_MAGIC;
+    w[at + 1] = PAYLOAD_FIXED + 4 * nIds;
+    const p = at + (RECORD_HEAD >> 2);
+    w[p] = qslIdx >>> 0;
+    w[p + 1] = nTokens >>> 0;
+    w[p + 2] = nIds;
+    w[p + 3] = (firstToken & 0xff) | ((endpoint & 0xff) << 8);
+    this.buf.writeDoubleLE(ttftNs, (p + 4) * 4);
+    this.buf.writeDoubleLE(latencyNs, (p + 6) * 4);
+    if (nIds > 0 && ids !== null) this.i32.set(nIds === ids.length ? ids : ids.subarray(0, nIds), p + (PAYLOAD_FIXED >> 2));
+    const end = p + (PAYLOAD_FIXED >> 2) + nIds;
+    w[end] = wordChecksum(w, p, end);
+    this.len = (end + 1) * 4;
     this.records++;
     if (!this.flushQueued) {
       this.flushQueued = true;
@@ -107,9 +103,11 @@ export class JournalWriter {
   private grow(min: number): void {
     let cap = this.buf.length * 2;
     while (cap < min) cap *= 2;
-    const next = Buffer.allocUnsafe(cap);
+    const next = Buffer.alloc(cap);
     this.buf.copy(next, 0, 0, this.len);
     this.buf = next;
+    this.u32 = new Uint32Array(next.buffer, next.byteOffset, next.length >> 2);
+    this.i32 = new Int32Array(next.buffer, next.byteOffset, next.length >> 2);
   }
 
   /** Writes what is buffered, syncs, and closes the segment. */
