@@ -176,6 +176,10 @@ export class RunExtras {
         }),
       };
       out.serverMetrics = report;
+      for (const e of report.endpoints) {
+        if (e.scrapes === 0) this.log(`note: ${e.url}: /metrics did not answer (${e.lastError ?? 'no reply'}): no server metrics for it (SGLang serves them with --enable-metrics)`);
+        else if (e.flavor === null) this.log(`note: ${e.url}: /metrics has no vLLM or SGLang metric names: no server metrics for it`);
+      }
     } else out.serverMetrics = null;
     this.writeFinalState(record, out);
     return out;
