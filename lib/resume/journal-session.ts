@@ -88,6 +88,9 @@ export class JournalSession {
     }
     if (o.resume && !hasJournal) {
       const state = readRunState(o.outdir);
+      if (state?.state === 'complete' && isJournaledMode(state.mode as TestMode)) {
+        throw new UsageError(`--resume ${o.outdir}: the ${state.mode} run there is complete (its journal was removed): nothing to resume`);
+      }
       const was = state ? `; run-state.json: a ${state.mode} run, ${state.state}` : '';
       const perf = state && !isJournaledMode(state.mode as TestMode) ? '; performance runs keep no journal and cannot be resumed: run it again' : '';
       throw new UsageError(`--resume ${o.outdir}: no journal there (${join(dir, JOURNAL_HEADER)} is missing${was})${perf}`);

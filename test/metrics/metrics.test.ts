@@ -121,6 +121,31 @@ describe('scraping the simulator', () => {
     }, 60_000);
   }
 
+  test('gauges at a known moment: running, waiting and KV usage exactly as the engine holds them', async () => {
+    for (const flavor of ['vllm', 'sglang'] as const) {
+      // 10 s steps: the first request is admitted at once and its step does not end before the
+      // scrape; the five after it wait for the next step (continuous batching admits at step
+      // boundaries). Nothing is generated yet, so the KV use is the running prompt's 10 tokens.
+      const sim = await startSimulator({ flavor, maxRunningSeqs: 4, maxModelLen: 1000, decodeStepNs: 10e9 });
+      const pending = Array.from({ length: 6 }, (_, i) =>
+        fetch(`${sim.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim-model', prompt: Array.from({ length: 10 }, (_, k) => 50 + i + k), max_tokens: 4, stream: true }) }).then(
+          (r) => r.text().catch(() => undefined),
+          () => undefined,
+        ),
+      );
+      const s = new MetricsScraper({ urls: [sim.url], intervalMs: 0 });
+      const until = Date.now() + 5000;
+      do {
+        await s.scrapeAll();
+      } while ((s.series[0].last?.running ?? 0) + (s.series[0].last?.waiting ?? 0) < 6 && Date.now() < until);
+      const last = s.series[0].last!;
+      expect(last).toMatchObject({ flavor, running: 1, waiting: 5, promptTokens: 60, generationTokens: 0 });
+      expect(last.kvUsage).toBeCloseTo(10 / 4000, 12);
+      await sim.close();
+      await Promise.all(pending);
+    }
+  });
+
   test('a scraper against a server that is down counts failed scrapes and keeps going', async () => {
     const sim = await startSimulator({ flavor: 'vllm' });
     const url = sim.url;

@@ -46,6 +46,7 @@ describe('resume in process', () => {
     expect(accuracyEntries(cut)).toEqual(accuracyEntries(ref));
     expect(existsSync(join(cut, 'journal'))).toBe(false);
     expect(JSON.parse(readFileSync(join(cut, 'run-state.json'), 'utf8')).state).toBe('complete');
+    await expect(runBenchmark({ ...base(cut), resume: true })).rejects.toThrow(/the AccuracyOnly run there is complete \(its journal was removed\): nothing to resume/);
   }, 60_000);
 
   test('a submission run: the accuracy pass resumes from the journal, the performance pass runs whole', async () => {
