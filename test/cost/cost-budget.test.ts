@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, test } from 'vitest';
 
-import { runBenchmark, type Dataset } from '../../lib/index.js';
+import { runBenchmark, startSimulator, type Dataset } from '../../lib/index.js';
 import { countGoodput } from '../../lib/cost/goodput.js';
 import { resolvePricing } from '../../lib/cost/pricing.js';
 import type { SampleTiming } from '../../lib/sut/types.js';
@@ -63,6 +63,48 @@ describe('cost and tokens', () => {
     expect(html).toContain('<h2>Cost and tokens</h2>');
     expect(html).toContain(`$${dollars.toFixed(4)}`);
     expect(html).toContain('<h2>Server metrics</h2>');
+  }, 60_000);
+
+  test('two endpoints priced apart: per-endpoint tokens, cost and server counters add up', async () => {
+    const a = await startSimulator({ ...sim, model: 'm' });
+    const b = await startSimulator({ ...sim, model: 'm' });
+    try {
+      const record = await runBenchmark({
+        scenario: 'Offline',
+        mode: 'AccuracyOnly',
+        dataset,
+        endpoints: [a.url, b.url],
+        workers: 0,
+        outdir: join(dir, 'two'),
+        log: quiet,
+        pricing: { gpuHourPrice: [2, 3], gpusPerEndpoint: [8, 4] },
+        metricsIntervalMs: 100,
+      });
+      const t = record.tokens!;
+      expect(t.endpoints.map((e) => e.url)).toEqual([a.url, b.url]);
+      expect(t.endpoints[0].samples + t.endpoints[1].samples).toBe(N);
+      expect(t.endpoints[0].samples).toBeGreaterThan(0);
+      expect(t.endpoints[1].samples).toBeGreaterThan(0);
+      for (const e of t.endpoints) {
+        expect(e.outputTokens).toBe(e.samples * OUT);
+        expect(e.promptTokens).toBe(e.samples * IN);
+      }
+      const c = record.cost!;
+      expect(c.dollarsPerHour).toBe(8 * 2 + 4 * 3);
+      const hours = c.billedSeconds / 3600;
+      expect(c.endpoints.map((e) => e.dollars)).toEqual([16 * hours, 12 * hours]);
+      expect(c.dollars).toBeCloseTo(28 * hours, 12);
+      // Each server counted exactly what the client got from it.
+      record.serverMetrics!.endpoints.forEach((m, i) => {
+        expect(m.url).toBe(t.endpoints[i].url);
+        expect(m.generationTokens).toBe(t.endpoints[i].outputTokens);
+        expect(m.promptTokens).toBe(t.endpoints[i].promptTokens);
+        expect(m.requests).toBe(t.endpoints[i].samples);
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
   }, 60_000);
 
   test('goodput counts the samples within TTFT and TPOT targets, as LoadGen measures them', () => {
