@@ -21,9 +21,9 @@ afterAll(() => cleanup?.());
 
 // Server accuracy at 40 QPS: 120 samples take ~3 s, so there is time to kill it mid-way.
 const SAMPLES = 120;
-const common = (url: string) => [
+const common = (url: string, workers = 1) => [
   'run', '--scenario', 'Server', '--mode', 'accuracy', '--target-qps', '40', '--endpoint', url,
-  '--synthetic', '16/12', '--synthetic-samples', String(SAMPLES), '--workers', '1', '--metrics-interval', '0.5', '--quiet',
+  '--synthetic', '16/12', '--synthetic-samples', String(SAMPLES), '--workers', String(workers), '--metrics-interval', '0.5', '--quiet',
 ];
 const SIM = ['--port', '0', '--decode-step-ms', '4', '--max-running-seqs', '64', '--no-precise-pacing', '--model', 'sim-resume'];
 // Slower steps: ~10 streams in flight, so killing the server cuts some of them after their first token.
@@ -55,11 +55,11 @@ describe('kill -9 and --resume', () => {
     expect(reference.every((e) => e.data.length > 0 && e.token_data && e.token_count === 12)).toBe(true);
   });
 
-  it('the harness killed mid-run, then resumed: the same accuracy log', async () => {
+  it.each([1, 2])('the harness killed mid-run (%i adapter threads), then resumed: the same accuracy log', async (workers) => {
     const sim = await startSimChild(cli, SIM);
     try {
       const dir = tempDir('lg-resume-kill-');
-      const first = spawnCli(cli, [...common(sim.url), '--output-dir', dir]);
+      const first = spawnCli(cli, [...common(sim.url, workers), '--output-dir', dir]);
       await waitFor('journal entries', () => journalCount(dir) >= 20);
       first.child.kill('SIGKILL');
       await first.done;
@@ -70,7 +70,7 @@ describe('kill -9 and --resume', () => {
       const { readRunState } = await import('../../lib/resume/run-state.js');
       expect(readRunState(dir)?.state).toBe('interrupted');
 
-      const second = await runCli(cli, [...common(sim.url), '--resume', dir]);
+      const second = await runCli(cli, [...common(sim.url, workers), '--resume', dir]);
       expect(second.code, second.stderr).toBe(0);
       expect(accuracyEntries(dir)).toEqual(reference);
       const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
