@@ -15,5 +15,7 @@ export const ExitCode = {
   Budget: 5,
   /** Interrupted by Ctrl-C (128 + SIGINT); the logs written so far are kept. */
   Interrupted: 130,
+  /** Stopped by SIGTERM (128 + 15; e.g. `docker stop`, a scheduler's time limit): the test ended with its logs and results written. */
+  Terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -254,6 +254,7 @@ export function formatSummary(record: RunRecord, files: string[]): string {
 /** The exit code a finished run maps to. */
 export function exitCodeOf(record: RunRecord, interrupted: boolean): ExitCode {
   const r = record.result;
+  if (r.aborted && r.abortReason === 'SIGTERM') return ExitCode.Terminated;
   if (interrupted || (r.aborted && r.abortReason === 'SIGINT')) return ExitCode.Interrupted;
   if (r.aborted && record.budget?.stoppedBy) return ExitCode.Budget;
   if (r.aborted) return ExitCode.Internal;
@@ -296,6 +297,21 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     process.exit(ExitCode.Interrupted);
   };
   process.on('SIGINT', onSigint);
+  // SIGTERM (docker stop, a batch scheduler's limit): the same clean end as
+  // Ctrl-C during the test, with the logs and results written; before it
+  // there is nothing to keep.
+  const onSigterm = (): void => {
+    if (stage === 'test') {
+      progress.done();
+      stderr.write('terminated: ending the test and writing the logs\n');
+      void import('../start-test.js').then((m) => m.abortTest('SIGTERM'));
+      return;
+    }
+    if (stage === 'finishing') return;
+    stderr.write('terminated\n');
+    process.exit(ExitCode.Terminated);
+  };
+  process.on('SIGTERM', onSigterm);
   try {
     const flags = cliFlags.config !== undefined ? mergeFlags(readConfigFile(cliFlags.config), cliFlags) : cliFlags;
     const plan = planRun(flags, argv);
@@ -334,6 +350,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     return reportError('run', err, stderr);
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
 }
 

@@ -244,6 +244,29 @@ describe('Ctrl-C', () => {
   });
 });
 
+describe('SIGTERM', () => {
+  test('during the test: the same clean end as Ctrl-C, results written, exit 143', async () => {
+    const out = join(dir, 'sigterm');
+    const s = spawnCli(cli, ['run', '--scenario', 'Server', '--target-qps', '20', '--set', 'min_duration=60000', '--synthetic-samples', '32', '--output-dir', out], dir);
+    const killer = setTimeout(() => s.child.kill('SIGKILL'), 60_000);
+    try {
+      await s.waitStderr(/progress: issued/);
+      s.child.kill('SIGTERM');
+      const r = await s.done;
+      expect(r.code, explain(r)).toBe(143);
+      expect(r.stderr).toMatch(/terminated: ending the test/);
+      expect(readFileSync(join(out, 'mlperf_log_summary.txt'), 'utf8')).toMatch(/aborted: SIGTERM/);
+      expect(r.stdout).toMatch(/^Result: ABORTED \(SIGTERM\)/);
+      const j = results(out);
+      expect(j.run.aborted).toBe(true);
+      expect(j.run.abortReason).toMatch(/SIGTERM/);
+      expect(r.stderr).not.toMatch(STACK_LINE);
+    } finally {
+      clearTimeout(killer);
+    }
+  });
+});
+
 describe('Ctrl-C before the test', () => {
   test('while the endpoint is being probed: exit 130 at once', async () => {
     // A server that accepts connections and never answers: the probe waits.
