@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, test } from 'vitest';
 
-import { runBenchmark, type Dataset } from '../../lib/index.js';
+import { runBenchmark, scoreAccuracy, type Dataset } from '../../lib/index.js';
+import type { Detokenizer } from '../../lib/accuracy/tokenizer.js';
 import type { RunBenchmarkOptions } from '../../lib/run/run-benchmark.js';
 import { accuracyEntries } from './helpers.js';
 
@@ -17,6 +18,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const N = 48;
 const dataset: Dataset = { name: 'known', size: N, prompt: (i) => ({ tokenIds: [7, 8, 9 + i], maxTokens: 8 }) };
+// Decodes the simulator's ids as words, so both logs can be scored with ROUGE against fixed references.
+const words: Detokenizer = {
+  path: 'words',
+  cleanUpTokenizationSpaces: false,
+  eosTokenIds: [2],
+  vocabSize: 40_000,
+  decode: (ids) => Array.from(ids, (id) => (id === 2 ? '' : `w${id % 50}`)).join(' ').trim(),
+  tokenToId: () => undefined,
+};
+const references = Array.from({ length: N }, (_, i) => Array.from({ length: 8 }, (_, k) => `w${(i * 3 + k) % 50}`).join(' '));
+const score = async (d: string) => (await scoreAccuracy({ log: join(d, 'mlperf_log_accuracy.json'), dataset: { references }, tokenizer: words, benchmark: 'llama3_1-8b' })).metrics;
+
 const base = (outdir: string): RunBenchmarkOptions => ({
   scenario: 'Offline',
   mode: 'AccuracyOnly',
@@ -44,6 +57,10 @@ describe('resume in process', () => {
     expect(second.resume).toMatchObject({ resumed: true, restoredSamples: done, complete: true, journal: null });
     expect(second.sut!.samples.issued).toBe(N - done);
     expect(accuracyEntries(cut)).toEqual(accuracyEntries(ref));
+    // And so the scores (MLPerf's scripts key by qsl_idx).
+    const scores = await score(cut);
+    expect(scores.rouge1).toBeGreaterThan(0);
+    expect(scores).toEqual(await score(ref));
     expect(existsSync(join(cut, 'journal'))).toBe(false);
     expect(JSON.parse(readFileSync(join(cut, 'run-state.json'), 'utf8')).state).toBe('complete');
     await expect(runBenchmark({ ...base(cut), resume: true })).rejects.toThrow(/the AccuracyOnly run there is complete \(its journal was removed\): nothing to resume/);
