@@ -8,6 +8,7 @@ import { join } from 'node:path';
 
 import type { LatencyStats } from '../result.js';
 import { RESULTS_SCHEMA, type ResultsJson } from '../results/results-json.js';
+import { runLeftIncomplete } from '../resume/run-state.js';
 
 export class LogReadError extends Error {
   constructor(message: string) {
@@ -339,7 +340,8 @@ function summarize(dir: string, detail: DetailLog | null, s: SummaryLog | null, 
     errors: Math.max(numErrors ?? 0, s?.errors ?? 0, errorLines),
     warnings: Math.max(s?.warnings ?? 0, warningLines),
     errorMessages,
-    incomplete: (detail?.truncated ?? false) || noResults,
+    // run-state.json (written by `loadgen run`) also knows a run killed on the spot, or one with accuracy samples left undone.
+    incomplete: (detail?.truncated ?? false) || noResults || runLeftIncomplete(dir),
     truncated: detail?.truncated ?? false,
     files,
   };

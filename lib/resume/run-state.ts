@@ -56,3 +56,9 @@ export function readRunState(dir: string): RunState | null {
   if (s.state === 'running' && s.pid !== process.pid && !alive(s.pid)) return { ...s, state: 'interrupted' };
   return s;
 }
+
+/** True when the directory's run did not finish (killed: 'interrupted') or left accuracy samples undone ('incomplete'). */
+export function runLeftIncomplete(dir: string): boolean {
+  const s = readRunState(dir);
+  return s !== null && (s.state === 'interrupted' || s.state === 'incomplete');
+}

@@ -69,6 +69,8 @@ describe('kill -9 and --resume', () => {
       // The run state still says running, with a process that is gone: interrupted.
       const { readRunState } = await import('../../lib/resume/run-state.js');
       expect(readRunState(dir)?.state).toBe('interrupted');
+      const { readRunLogs } = await import('../../lib/report/read-logs.js');
+      expect(readRunLogs(dir).summary.incomplete).toBe(true);
 
       const second = await runCli(cli, [...common(sim.url, workers), '--resume', dir]);
       expect(second.code, second.stderr).toBe(0);
