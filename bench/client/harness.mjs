@@ -66,7 +66,7 @@ async function runHarness(lib, o) {
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const scenario = String(o.extra.scenario ?? 'offline').toLowerCase() === 'server' ? 'Server' : 'Offline';
-  const workers = o.extra.workers !== undefined ? Number(o.extra.workers) : undefined;
+  const workers = o.extra.workers !== undefined ? Number(o.extra.workers) : process.env.LOADGEN_BENCH_WORKERS ? Number(process.env.LOADGEN_BENCH_WORKERS) : undefined;
   const size = 4096;
   const dataset = { name: 'bench', size, prompt: (i) => ({ tokenIds: [1, 2, 3, 4, 5, 6, 7, (i % 1000) + 8], maxTokens: o.maxTokens }) };
   const llm = await lib.createLlmSut({
@@ -97,7 +97,8 @@ async function runHarness(lib, o) {
   // window is about --duration-s long and not skewed by start-up costs.
   const t0 = performance.now();
   const serverQps = Number(o.extra['target-qps'] ?? 100);
-  let warmN = Math.min(o.requests, scenario === 'Server' ? Math.max(16, Math.round(serverQps * 0.25)) : o.concurrency * 4);
+  // Offline: one wave first (a paced 1000-token stream lasts 10 s), then doubling.
+  let warmN = Math.min(o.requests, scenario === 'Server' ? Math.max(16, Math.round(serverQps * 0.25)) : o.concurrency);
   let rate = 0;
   for (;;) {
     const w0 = performance.now();

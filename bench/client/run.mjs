@@ -4,6 +4,7 @@
 //   node bench/client/run.mjs [--quick] [--only aiohttp,undici-tuned,…]
 //        [--duration-s 8] [--warmup-s 2] [--python /usr/bin/python3]
 //        [--nonstream-tokens 1000] [--concurrency 64,512] [--no-ttft-error]
+//        [--paced-only]            only the paced configurations
 //        [--framing event|single]   at-once SSE body: one chunked frame per
 //                                   event (default, as uvicorn) or one frame
 //
@@ -110,6 +111,7 @@ function parseRunArgs(argv) {
     else if (a === '--concurrency') o.concurrency = argv[++i].split(',').map(Number);
     else if (a === '--no-ttft-error') o.ttftError = false;
     else if (a === '--framing') o.framing = argv[++i];
+    else if (a === '--paced-only') o.pacedOnly = true;
     else if (a === '-h' || a === '--help') {
       process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 20).join('\n') + '\n');
       process.exit(0);
@@ -281,6 +283,7 @@ function matrix(o) {
       for (const p of m.pacings)
         for (const c of conc) out.push({ mode: m.mode, stream: m.stream, tokens: m.tokens, concurrency: c, pacedMs: p });
   }
+  if (o.pacedOnly) out.splice(0, out.length, ...out.filter((c) => c.pacedMs > 0));
   for (const cfg of out) {
     // A paced 1000-token request lasts 10 s: give the window at least one wave of completions.
     const streamS = (cfg.tokens * cfg.pacedMs) / 1e3;
