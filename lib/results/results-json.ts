@@ -13,18 +13,8 @@ import { costSections, type CostSections } from './cost-sections.js';
 export const RESULTS_SCHEMA = '@x/loadgen/results';
 export const RESULTS_SCHEMA_VERSION = 1;
 
-/** LoadGen latency statistics converted to ms. */
-export interface MsStats {
-  min: number;
-  max: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p95: number;
-  p97: number;
-  p99: number;
-  p999: number;
-}
+/** LoadGen latency statistics converted to ms (LatencyStats' fields, in ms instead of ns). */
+export type MsStats = LatencyStats;
 
 export type VerdictStatus = 'VALID' | 'INVALID' | 'NO_RESULT' | 'ABORTED';
 
@@ -148,8 +138,12 @@ export function verdictStatus(r: TestResult): VerdictStatus {
   return r.valid ? 'VALID' : 'INVALID';
 }
 
-/** The scenario's QPS figure as MLPerf states it (samples/s for Server and Offline, queries/s for the streams). */
-function qpsOf(r: TestResult, window: number | null): number | null {
+/**
+ * The scenario's rate as MLPerf states it: samples/s for Server and Offline,
+ * LoadGen's QPS for SingleStream; MultiStream has none of its own, so its
+ * queries (or samples) over the window.
+ */
+function rateOf(r: TestResult, window: number | null, per: 'queries' | 'samples'): number | null {
   switch (r.scenario) {
     case 'Server':
       return r.completedSamplesPerSecond;
@@ -158,20 +152,7 @@ function qpsOf(r: TestResult, window: number | null): number | null {
     case 'SingleStream':
       return r.qpsWithLoadgenOverhead;
     case 'MultiStream':
-      return window && r.counts.queries > 0 ? r.counts.queries / window : null;
-  }
-}
-
-function samplesPerSecondOf(r: TestResult, window: number | null): number | null {
-  switch (r.scenario) {
-    case 'Server':
-      return r.completedSamplesPerSecond;
-    case 'Offline':
-      return r.samplesPerSecond;
-    case 'SingleStream':
-      return r.qpsWithLoadgenOverhead;
-    case 'MultiStream':
-      return window && r.counts.samples > 0 ? r.counts.samples / window : null;
+      return window && r.counts[per] > 0 ? r.counts[per] / window : null;
   }
 }
 
@@ -267,8 +248,8 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     },
     metric: r.metric,
     throughput: {
-      qps: qpsOf(r, window),
-      samplesPerSecond: samplesPerSecondOf(r, window),
+      qps: rateOf(r, window, 'queries'),
+      samplesPerSecond: rateOf(r, window, 'samples'),
       tokensPerSecond,
       tokensPerSecondSource: tokensSource,
       completedSamplesPerSecond: r.completedSamplesPerSecond,
