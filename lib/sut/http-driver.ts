@@ -908,20 +908,26 @@ class Exchange implements SseSink {
   private completeFromBody(): void {
     this.ended = true;
     this.endNs = native.nowNs();
-    if (this.fastBody && this.batchIds === null && this.completeFromBodyScan()) return;
-    let body: unknown;
-    try {
-      body = JSON.parse(Buffer.concat(this.bodyParts).toString('utf8'));
-    } catch {
-      this.ended = false;
-      this.attemptFailed({ kind: 'malformed-body', message: 'the response body is not JSON', retryable: true, endpointFault: true, retryAfterMs: 0 });
-      return;
-    }
-    const results = readFullResponses(body, this.d.cfg.api, this.batchIds ? this.batchIds.length : 1);
-    if (typeof results === 'string') {
-      this.ended = false;
-      this.attemptFailed({ kind: 'malformed-body', message: results, retryable: true, endpointFault: true, retryAfterMs: 0 });
-      return;
+    const parts = this.bodyParts;
+    const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    const expected = this.batchIds ? this.batchIds.length : 1;
+    let results = this.fastBody && expected === 1 ? scanBody(buf) : null;
+    if (results === null) {
+      let body: unknown;
+      try {
+        body = JSON.parse(buf.toString('utf8'));
+      } catch {
+        this.ended = false;
+        this.attemptFailed({ kind: 'malformed-body', message: 'the response body is not JSON', retryable: true, endpointFault: true, retryAfterMs: 0 });
+        return;
+      }
+      const read = readFullResponses(body, this.d.cfg.api, expected);
+      if (typeof read === 'string') {
+        this.ended = false;
+        this.attemptFailed({ kind: 'malformed-body', message: read, retryable: true, endpointFault: true, retryAfterMs: 0 });
+        return;
+      }
+      results = read;
     }
     this.d.router.success(this.endpoint);
     this.d.releaseEndpoint(this);
@@ -940,28 +946,6 @@ class Exchange implements SseSink {
     this.done = true;
     this.d.recordTiming(this, true, results[0]?.count ?? 0);
     this.d.finished(this);
-  }
-
-  // One native call reads a single-choice body's ids and count, no
-  // JSON.parse (which costs more than the rest of a request together).
-  private completeFromBodyScan(): boolean {
-    const parts = this.bodyParts;
-    const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-    native.bodyScan(buf);
-    if (SSE_STATE[S_STATUS] !== 0) return false;
-    const n = SSE_STATE[S_IDS_LEN];
-    const server = SSE_STATE[S_SERVER_COUNT];
-    const count = server >= 0 ? server : n;
-    this.d.router.success(this.endpoint);
-    this.d.releaseEndpoint(this);
-    native.completeBytes(this.id, count, SSE_IDS, n * 4);
-    const j = this.d.journal;
-    if (j !== null && j.enabled) this.journalDone(j, this.index, count, SSE_IDS, n);
-    this.d.sampleDone(this, count);
-    this.done = true;
-    this.d.recordTiming(this, true, count);
-    this.d.finished(this);
-    return true;
   }
 
   // What the engine was given, so a resumed run can give it the same (after the completion: no latency added).
@@ -1051,6 +1035,20 @@ function allValid(ids: Int32Array, n: number): boolean {
 interface FullResult {
   count: number;
   ids: Int32Array | null;
+}
+
+/**
+ * A single-choice body's ids and count in one native call, no JSON.parse
+ * (which costs more than the rest of a request together); null when the
+ * body is anything else (the JSON path then decides). The ids view is this
+ * thread's scratch: use it before the next scan.
+ */
+function scanBody(buf: Buffer): FullResult[] | null {
+  native.bodyScan(buf);
+  if (SSE_STATE[S_STATUS] !== 0) return null;
+  const n = SSE_STATE[S_IDS_LEN];
+  const server = SSE_STATE[S_SERVER_COUNT];
+  return [{ count: server >= 0 ? server : n, ids: SSE_IDS.subarray(0, n) }];
 }
 
 /** Token ids and counts of a non-streaming response (one or a batch), or an error message. */

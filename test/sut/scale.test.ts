@@ -75,3 +75,33 @@ describe('non-streaming', () => {
     expect(s.records().filter((r) => r.requestId !== null).every((r) => (r.body as { stream: boolean }).stream === false)).toBe(true);
   });
 });
+
+describe('native scanner and TypeScript decoders', () => {
+  // The same server and samples read once through native/sse and once with
+  // the native path switched off: the accuracy logs and the chunk counts
+  // must be the same, stream and non-stream.
+  for (const stream of [true, false]) {
+    test(`${stream ? 'streams' : 'whole bodies'}: identical accuracy logs and counts`, async () => {
+      const s = await sim({ flavor: 'vllm', tokensPerChunk: 3 });
+      const runOnce = async (nativeOff: boolean) => {
+        if (nativeOff) process.env.LOADGEN_NO_NATIVE_SSE = '1';
+        try {
+          const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(12, 7), workers: 0, stream }));
+          const { outdir } = await accuracyRun(llm, TestScenario.Offline);
+          const byIdx = new Map(readAccuracy(logPaths(outdir).accuracy).map((e) => [e.qsl_idx, [e.data, e.token_count]]));
+          const r = await llm.report();
+          return { byIdx, chunks: r.chunks, tokens: r.endpoints[0].outputTokens };
+        } finally {
+          delete process.env.LOADGEN_NO_NATIVE_SSE;
+        }
+      };
+      const a = await runOnce(false);
+      const b = await runOnce(true);
+      expect(a.byIdx.size).toBe(12);
+      expect(a.byIdx).toEqual(b.byIdx);
+      expect(a.chunks).toEqual(b.chunks);
+      expect(a.tokens).toBe(12 * 7);
+      for (const [idx, [data]] of a.byIdx) expect(hexToInt32(data as string)).toEqual(expectedIds([1, 100 + (idx as number), 7], 7));
+    });
+  }
+});
