@@ -38,3 +38,15 @@ export function fmtPct(fraction: number | null | undefined): string {
   if (fraction === null || fraction === undefined || !Number.isFinite(fraction)) return DASH;
   return `${(fraction * 100).toFixed(1)}%`;
 }
+
+/** One key figure. */
+export function card(k: string, v: string): string {
+  return `<div class="card"><div class="k">${esc(k)}</div><div class="v">${esc(v)}</div></div>`;
+}
+
+/** A table of text cells (every cell escaped). */
+export function table(head: string[], rows: string[][]): string {
+  return `<div class="wrap"><table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table></div>`;
+}

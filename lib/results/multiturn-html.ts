@@ -3,13 +3,7 @@
 // and the failed conversations with the turn and the error.
 import type { MultiturnReport } from '../multiturn/types.js';
 import type { Percentiles } from '../sut/types.js';
-import { esc, fmtInt, fmtMs, fmtNum, fmtPct } from './html-text.js';
-
-function table(head: string[], rows: string[][]): string {
-  return `<div class="wrap"><table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table></div>`;
-}
+import { esc, fmtInt, fmtMs, fmtNum, fmtPct, table } from './html-text.js';
 
 const p50p99 = (p: Percentiles | null | undefined): [string, string] => [fmtMs(p?.p50), fmtMs(p?.p99)];
 

@@ -1,20 +1,10 @@
 // report.html's sections for cost and tokens, budgets, the journal/resume,
 // and the servers' own metrics over time next to the client's figures.
 // Each returns '' when the run has nothing for it.
-import { esc, fmtInt, fmtMs, fmtNum, fmtPct } from './html-text.js';
+import { esc, fmtInt, fmtMs, fmtNum, fmtPct, card, table } from './html-text.js';
 import type { ResultsJson } from './results-json.js';
 import type { RunRecord } from './run-record.js';
 import { emptyChart, lineChart, PALETTE } from './svg-charts.js';
-
-function card(k: string, v: string): string {
-  return `<div class="card"><div class="k">${esc(k)}</div><div class="v">${esc(v)}</div></div>`;
-}
-
-function table(head: string[], rows: string[][]): string {
-  return `<div class="wrap"><table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table></div>`;
-}
 
 const usd = (v: number | null | undefined, digits = 4): string => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `$${v.toFixed(digits)}`);
 

@@ -3,7 +3,7 @@
 // key figures, latency/TTFT/TPOT distributions, rates and in-flight requests
 // over time, and the per-endpoint comparison. Works with whatever the run
 // has: no SUT report (custom SUT), no TTFT (Offline), no timeline.
-import { esc, fmtInt, fmtMs, fmtNum, fmtPct } from './html-text.js';
+import { esc, fmtInt, fmtMs, fmtNum, fmtPct, card, table } from './html-text.js';
 import { buildResultsJson, type MsStats, type ResultsJson } from './results-json.js';
 import type { RunRecord } from './run-record.js';
 import { logHistogram, seriesFromTimings, type SampleSeries } from './samples.js';
@@ -38,16 +38,6 @@ th:first-child,td:first-child{text-align:left}th{background:#f1f5f9;font-weight:
 .note{color:var(--mut);font-size:12px}.wrap{overflow-x:auto}
 code{font-size:12px}
 `;
-
-function card(k: string, v: string): string {
-  return `<div class="card"><div class="k">${esc(k)}</div><div class="v">${esc(v)}</div></div>`;
-}
-
-function table(head: string[], rows: string[][]): string {
-  return `<div class="wrap"><table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table></div>`;
-}
 
 function verdictSection(j: ResultsJson): string {
   const v = j.verdict;
