@@ -71,12 +71,7 @@ export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): Buil
     if (ctx.api === 'chat' && prompt.tools && prompt.tools.length > 0) o.tools = prompt.tools;
     // vLLM's chat prefers max_completion_tokens; SGLang and other servers read max_tokens.
     o[ctx.api === 'chat' && ctx.backend === 'vllm' ? 'max_completion_tokens' : 'max_tokens'] = maxTokens;
-    if (sp.minTokens !== undefined) o.min_tokens = sp.minTokens;
-    if (sp.ignoreEos !== undefined) o.ignore_eos = sp.ignoreEos;
-    if (sp.temperature !== undefined) o.temperature = sp.temperature;
-    if (sp.topP !== undefined) o.top_p = sp.topP;
-    if (sp.topK !== undefined) o.top_k = sp.topK;
-    if (sp.seed !== undefined) o.seed = sp.seed;
+    openAiSamplingFields(o, sp);
     o.stream = ctx.stream;
     if (ctx.stream) {
       // Usage gives the server's own token count; without ids, per-chunk usage gives per-chunk counts.
@@ -97,6 +92,16 @@ export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): Buil
   const head = Buffer.byteLength(text.slice(0, at));
   const body = Buffer.from(full);
   return { body, promptStart: head, promptEnd: head + Buffer.byteLength(promptJson), maxTokens };
+}
+
+/** The sampling fields of an OpenAI-style request (completions or chat), each only when set. */
+export function openAiSamplingFields(o: Record<string, unknown>, sp: SamplingParams): void {
+  if (sp.minTokens !== undefined) o.min_tokens = sp.minTokens;
+  if (sp.ignoreEos !== undefined) o.ignore_eos = sp.ignoreEos;
+  if (sp.temperature !== undefined) o.temperature = sp.temperature;
+  if (sp.topP !== undefined) o.top_p = sp.topP;
+  if (sp.topK !== undefined) o.top_k = sp.topK;
+  if (sp.seed !== undefined) o.seed = sp.seed;
 }
 
 /**
