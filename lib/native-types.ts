@@ -103,6 +103,8 @@ export interface TestMeta {
   performanceSampleCount: number;
   auditConfig?: string;
   nativeSut?: { tokens: number };
+  /** The adapter's worker queue group: the engine hands issued samples straight to its workers. */
+  workerQueues?: number;
 }
 
 export interface NativeBinding {
@@ -132,6 +134,15 @@ export interface NativeBinding {
   sseState: Int32Array;
   sseIds: Int32Array;
   logSutMessage(key: string, message: string, level: 0 | 1 | 2): boolean;
+  /** Per-worker queues of issued samples (native/addon/worker_queues.h); returns the group id. */
+  workerQueuesCreate(workers: number): number;
+  workerQueuesRelease(group: number): void;
+  /** Hands `pairs` (id, index) pairs to the group's workers, as the engine does. */
+  workerQueuesPush(group: number, pairs: Float64Array, n: number): void;
+  /** On the worker's thread: `deliver(pairs, n)` is called there with what was issued to queue k. */
+  workerQueueAttach(group: number, k: number, deliver: (pairs: Float64Array, n: number) => void): void;
+  workerQueueDetach(group: number, k: number): void;
+  workerQueueWaiting(group: number, k: number): number;
   firstTokenObjects(responses: unknown[]): void;
   loadSettings(
     model: string,

@@ -33,6 +33,13 @@ export interface StartTestOptions {
   handleSigint?: boolean;
 }
 
+/**
+ * Internal: a SUT carrying this key (a worker queue group id, lib/sut) is
+ * driven without the JS dispatcher; the engine's thread hands each query
+ * straight to the SUT's worker threads.
+ */
+export const WORKER_QUEUES = Symbol.for('@x/loadgen.workerQueues');
+
 /** A SUT implemented in C++ inside the addon that answers every sample at once (for measuring the harness). */
 export interface NativeNullSut {
   readonly kind: 'native-null';
@@ -112,6 +119,8 @@ export function startTest(
     auditConfig: options.auditConfig === null ? '' : (options.auditConfig ?? 'audit.config'),
   };
   if (isNative) meta.nativeSut = { tokens: (sut as NativeNullSut).tokens };
+  const queues = (sut as unknown as Record<symbol, unknown>)[WORKER_QUEUES];
+  if (typeof queues === 'number') meta.workerQueues = queues;
 
   return new Promise<TestResult>((resolve, reject) => {
     let callbackError: unknown;

@@ -12,9 +12,8 @@ import { findPackageRoot } from '../binding.js';
 import { native } from '../binding.js';
 import { samplingPreset } from '../dataset/presets.js';
 import type { Dataset } from '../dataset/types.js';
-import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../start-test.js';
+import { WORKER_QUEUES, type QuerySample, type QuerySampleLibrary, type SystemUnderTest } from '../start-test.js';
 import { BodyStore } from './body-store.js';
-import { createRing, RingWriter, type SharedRing } from './dispatch-ring.js';
 import { EndpointError, parseEndpointUrl } from './endpoint-url.js';
 import { Feeder } from './feeder.js';
 import { HttpDriver, type DriverConfig, type DriverSnapshot } from './http-driver.js';
@@ -222,6 +221,10 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     issueQuery: (samples: QuerySample[]) => pool.issue(samples),
     flushQueries: () => undefined,
   };
+  if (pool instanceof WorkerPool) {
+    // startTest then lets the engine's thread feed the workers directly.
+    Object.defineProperty(sut, WORKER_QUEUES, { value: pool.group, configurable: true });
+  }
   const qsl: QuerySampleLibrary = {
     name: dataset.name,
     totalSampleCount: total,
@@ -250,7 +253,10 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
       return mergeSnapshots(snaps, { backend, api, capabilities, workers, urls: endpoints.map((e) => e.url), warnings: [...warnings], timesOpened: endpoints.map((_, k) => router.timesOpened(k)) });
     },
     idle: () => pool.idle(),
-    close: () => pool.close(),
+    close: () => {
+      delete (sut as unknown as Record<symbol, unknown>)[WORKER_QUEUES];
+      return pool.close();
+    },
   };
 }
 
@@ -299,22 +305,17 @@ class InProcess implements Pool {
 }
 
 class WorkerPool implements Pool {
-  private readonly writers: RingWriter[];
-  private next = 0;
   private seq = 0;
   private readonly pending = new Map<number, (m: { snapshot?: DriverSnapshot }) => void>();
-  private spill: { ids: number[]; indices: number[] }[] = [];
-  private spillTimer: NodeJS.Timeout | null = null;
   private finals: DriverSnapshot[] | null = null;
   private closing: Promise<void> | null = null;
-  private readonly ids: number[] = [];
-  private readonly indices: number[] = [];
+  private pairs = new Float64Array(2);
 
   private constructor(
     private readonly workers: Worker[],
-    rings: SharedRing[],
+    /** Native queue group (native/addon/worker_queues.h): startTest hands it to the engine. */
+    readonly group: number,
   ) {
-    this.writers = rings.map((r) => new RingWriter(r));
     for (const w of workers) {
       w.on('message', (m: { seq: number; snapshot?: DriverSnapshot }) => {
         const done = this.pending.get(m.seq);
@@ -331,28 +332,35 @@ class WorkerPool implements Pool {
 
   static async start(n: number, config: DriverConfig, router: Router, batchSize: number): Promise<WorkerPool> {
     const script = workerScript();
-    const rings = Array.from({ length: n }, () => createRing());
+    const group = native.workerQueuesCreate(n);
     const young = Number(process.env.LOADGEN_WORKER_YOUNG_MB ?? 48);
-    const workers = rings.map(
-      (ring) =>
+    const workers = Array.from(
+      { length: n },
+      (_, k) =>
         new Worker(script, {
-          workerData: { config, routing: router.shared, ring, batchSize } satisfies WorkerInit,
+          workerData: { config, routing: router.shared, queue: { group, index: k }, batchSize } satisfies WorkerInit,
           // A larger young generation: streams allocate short-lived buffers
           // at a high rate, and fewer scavenges mean fewer pauses in the
           // middle of reads (TTFT) and less CPU per event.
           resourceLimits: young > 0 ? { maxYoungGenerationSizeMb: young } : undefined,
         }),
     );
-    await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise<void>((resolve, reject) => {
-            w.once('online', () => resolve());
-            w.once('error', reject);
-          }),
-      ),
-    );
-    return new WorkerPool(workers, rings);
+    try {
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((resolve, reject) => {
+              w.once('online', () => resolve());
+              w.once('error', reject);
+            }),
+        ),
+      );
+    } catch (err) {
+      await Promise.all(workers.map((w) => w.terminate()));
+      native.workerQueuesRelease(group);
+      throw err;
+    }
+    return new WorkerPool(workers, group);
   }
 
   private ask(w: Worker, m: DistributiveOmit<WorkerRequest, 'seq'>): Promise<{ snapshot?: DriverSnapshot }> {
@@ -363,56 +371,17 @@ class WorkerPool implements Pool {
     });
   }
 
+  // Only when the SUT is driven from JS (wrapped by the user): startTest
+  // otherwise hands the group to the engine, which pushes natively.
   issue(samples: QuerySample[]): void {
     const n = samples.length;
-    if (n === 1) {
-      // Server: one sample per query, round robin.
-      this.ids[0] = samples[0].id;
-      this.indices[0] = samples[0].index;
-      this.ids.length = this.indices.length = 1;
-      this.put(this.ids, this.indices);
-      return;
-    }
-    const ids = new Array<number>(n);
-    const indices = new Array<number>(n);
+    if (this.pairs.length < 2 * n) this.pairs = new Float64Array(2 * n);
+    const p = this.pairs;
     for (let i = 0; i < n; i++) {
-      ids[i] = samples[i].id;
-      indices[i] = samples[i].index;
+      p[2 * i] = samples[i].id;
+      p[2 * i + 1] = samples[i].index;
     }
-    this.put(ids, indices);
-  }
-
-  // Splits the samples evenly over the workers' rings; what does not fit waits.
-  private put(ids: number[], indices: number[]): void {
-    if (this.spill.length > 0) {
-      this.spill.push({ ids: ids.slice(), indices: indices.slice() });
-      return;
-    }
-    const W = this.writers.length;
-    const share = Math.ceil(ids.length / W);
-    let from = 0;
-    while (from < ids.length) {
-      const w = this.writers[this.next];
-      this.next = (this.next + 1) % W;
-      const to = Math.min(ids.length, from + share);
-      const wrote = w.write(ids, indices, from, to);
-      w.wake();
-      if (wrote < to - from) {
-        this.spill.push({ ids: ids.slice(from + wrote, to), indices: indices.slice(from + wrote, to) });
-      }
-      from = to;
-    }
-    if (this.spill.length > 0) this.armSpill();
-  }
-
-  private armSpill(): void {
-    if (this.spillTimer) return;
-    this.spillTimer = setTimeout(() => {
-      this.spillTimer = null;
-      const waiting = this.spill;
-      this.spill = [];
-      for (const s of waiting) this.put(s.ids, s.indices);
-    }, 1);
+    native.workerQueuesPush(this.group, p, n);
   }
 
   async setBodies(store: BodyStore): Promise<void> {
@@ -426,17 +395,15 @@ class WorkerPool implements Pool {
   }
 
   async idle(): Promise<void> {
-    while (this.spill.length > 0) await new Promise((r) => setTimeout(r, 5));
     await Promise.all(this.workers.map((w) => this.ask(w, { type: 'idle' })));
   }
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      if (this.spillTimer) clearTimeout(this.spillTimer);
-      for (const w of this.writers) w.close();
       const replies = await Promise.all(this.workers.map((w) => this.ask(w, { type: 'close' })));
       this.finals = replies.map((r) => r.snapshot!);
       await Promise.all(this.workers.map((w) => w.terminate()));
+      native.workerQueuesRelease(this.group);
     })();
     return this.closing;
   }

@@ -1,10 +1,10 @@
 // Entry of an adapter worker thread (bundled as dist/sut-worker.js): runs an
-// HttpDriver fed from the dispatch ring; completions go straight from here
-// into the engine.
+// HttpDriver fed by its native queue, which the engine's issue thread fills
+// and wakes directly; completions go straight from here into the engine.
 import { parentPort, workerData } from 'node:worker_threads';
 
+import { native } from '../binding.js';
 import { BodyStore, type SharedBodies } from './body-store.js';
-import { RingReader, type SharedRing } from './dispatch-ring.js';
 import { Feeder } from './feeder.js';
 import { HttpDriver, type DriverConfig } from './http-driver.js';
 import { Router, type SharedRouting } from './routing.js';
@@ -12,7 +12,8 @@ import { Router, type SharedRouting } from './routing.js';
 export interface WorkerInit {
   config: DriverConfig;
   routing: SharedRouting;
-  ring: SharedRing;
+  /** Native issue queue k of group (native/addon/worker_queues.h). */
+  queue: { group: number; index: number };
   batchSize: number;
 }
 
@@ -27,16 +28,11 @@ if (parentPort) {
   const init = workerData as WorkerInit;
   const driver = new HttpDriver(init.config, new Router(init.routing), null);
   const feeder = new Feeder(driver, init.batchSize);
-  const reader = new RingReader(init.ring);
-
-  const loop = async () => {
-    for (;;) {
-      if (reader.drain(feeder.add) > 0) feeder.flush();
-      if (reader.closed) return;
-      await reader.wait();
-    }
-  };
-  void loop();
+  const { group, index } = init.queue;
+  native.workerQueueAttach(group, index, (pairs: Float64Array, n: number) => {
+    for (let i = 0; i < n; i++) feeder.add(pairs[2 * i], pairs[2 * i + 1]);
+    feeder.flush();
+  });
 
   port.on('message', (m: WorkerRequest) => {
     switch (m.type) {
@@ -51,6 +47,7 @@ if (parentPort) {
         void driver.whenIdle().then(() => port.postMessage({ seq: m.seq }));
         break;
       case 'close':
+        native.workerQueueDetach(group, index);
         void driver.close().then(() => {
           port.postMessage({ seq: m.seq, snapshot: driver.snapshot() });
           port.close();

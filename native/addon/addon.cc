@@ -13,6 +13,7 @@
 #include "native_null_sut.h"
 #include "sse_binding.h"
 #include "test_context.h"
+#include "worker_queues.h"
 
 namespace lgaddon {
 
@@ -204,11 +205,24 @@ Napi::Value StartTest(const Napi::CallbackInfo& info) {
   const uint64_t total = static_cast<uint64_t>(meta.Get("totalSampleCount").As<Napi::Number>().DoubleValue());
   const uint64_t perf = static_cast<uint64_t>(meta.Get("performanceSampleCount").As<Napi::Number>().DoubleValue());
 
+  Napi::Value worker_queues = meta.Get("workerQueues");
+  std::shared_ptr<WorkerQueueGroup> group;
+  if (worker_queues.IsNumber()) {
+    group = FindWorkerQueueGroup(worker_queues.As<Napi::Number>().Uint32Value());
+    if (!group) throw Napi::Error::New(env, "the SUT's worker queues were released (was the adapter closed?)");
+  }
   g_context.reset();  // the previous test has finished: join and release it
   g_context.reset(new TestContext(env, dispatcher));
   TestContext* ctx = g_context.get();
   Napi::Value native_sut = meta.Get("nativeSut");
-  if (native_sut.IsObject()) {
+  if (group) {
+    // The adapter's workers take issued samples straight from the engine's thread.
+    auto sut = std::make_unique<WorkerQueueSut>(group, sut_name);
+    auto qsl = std::make_unique<JsQsl>(ctx, qsl_name, total, perf);
+    lg::SystemUnderTest* s = sut.get();
+    lg::QuerySampleLibrary* q = qsl.get();
+    ctx->Start(s, q, settings, log_settings, options, std::move(sut), std::move(qsl));
+  } else if (native_sut.IsObject()) {
     const int64_t tokens = native_sut.As<Napi::Object>().Get("tokens").As<Napi::Number>().Int64Value();
     auto sut = std::make_unique<NativeNullSut>(tokens);
     auto qsl = std::make_unique<NativeNullQsl>(total, perf);
@@ -314,6 +328,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   }));
   exports.Set("logSutMessage", Napi::Function::New(env, LogSutMessage));
   RegisterSse(env, exports);
+  RegisterWorkerQueues(env, exports);
   exports.Set("loadSettings", Napi::Function::New(env, LoadSettings));
   exports.Set("benchmarkNames", Napi::Function::New(env, BenchmarkNames));
   return exports;
