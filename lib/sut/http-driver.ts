@@ -196,11 +196,56 @@ class Fifo<T> {
   }
 }
 
+/**
+ * Samples not sent yet, as (id, index, submitted ns) in one growable ring.
+ * Offline issues every sample at once: parking them as numbers instead of
+ * pooled exchanges keeps the pool at the in-flight cap and the heap flat
+ * (an exchange keeps its grown token and body buffers for reuse).
+ */
+class SampleFifo {
+  private buf = new Float64Array(3 * 1024);
+  private head = 0; // triples
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  push(id: number, index: number, atNs: number): void {
+    const cap = this.buf.length / 3;
+    if (this.count === cap) this.grow();
+    const at = 3 * ((this.head + this.count) % (this.buf.length / 3));
+    this.buf[at] = id;
+    this.buf[at + 1] = index;
+    this.buf[at + 2] = atNs;
+    this.count++;
+  }
+
+  /** Field f (0 id, 1 index, 2 submitted ns) of the oldest sample. */
+  peek(f: number): number {
+    return this.buf[3 * this.head + f];
+  }
+
+  drop(): void {
+    this.head = (this.head + 1) % (this.buf.length / 3);
+    this.count--;
+  }
+
+  private grow(): void {
+    const cap = this.buf.length / 3;
+    const next = new Float64Array(this.buf.length * 2);
+    for (let i = 0; i < this.count; i++) next.set(this.buf.subarray(3 * ((this.head + i) % cap), 3 * ((this.head + i) % cap) + 3), 3 * i);
+    this.buf = next;
+    this.head = 0;
+  }
+}
+
 export class HttpDriver {
   private readonly pools: Pool[];
   private readonly free: Exchange[] = [];
   private readonly active = new Set<Exchange>();
-  private readonly waiting = new Fifo<Exchange>(); // to send when a slot frees
+  private readonly waiting = new Fifo<Exchange>(); // begun (retries, batches), to send when a slot frees
+  private readonly fresh = new SampleFifo(); // never sent, behind `waiting`
   private readonly retrying = new Set<Exchange>(); // backing off before a retry
   private backlogTimer: NodeJS.Timeout | null = null;
   private readonly sweep: NodeJS.Timeout;
@@ -255,24 +300,38 @@ export class HttpDriver {
     this.counters = cfg.counters ? new Int32Array(cfg.counters) : null;
   }
 
-  /** Sends one sample. */
+  /** Sends one sample, or parks it (as numbers) until a slot frees. */
   submit(id: number, index: number): void {
-    const x = this.take();
-    x.begin(id, index, null, null);
     this.issued++;
-    this.route(x);
+    if (!this.closed && this.waiting.length === 0 && this.fresh.length === 0 && this.unsent < this.cfg.maxUnsent) {
+      const k = this.router.acquire(-1);
+      if (k >= 0) {
+        const x = this.take();
+        x.begin(id, index, null, null, native.nowNs());
+        this.send(x, k);
+        return;
+      }
+      this.armBacklog(k === ROUTE_UNHEALTHY ? Math.max(5, this.router.msUntilProbe()) : 5);
+    }
+    if (this.closed) {
+      const x = this.take();
+      x.begin(id, index, null, null, native.nowNs());
+      this.route(x);
+      return;
+    }
+    this.fresh.push(id, index, native.nowNs());
   }
 
   /** Sends several samples in one request (Offline batching; non-streaming). */
   submitBatch(ids: number[], indices: number[]): void {
     const x = this.take();
-    x.begin(ids[0], indices[0], ids, indices);
+    x.begin(ids[0], indices[0], ids, indices, native.nowNs());
     this.issued += ids.length;
     this.route(x);
   }
 
   get inFlight(): number {
-    return this.active.size + this.waiting.length + this.retrying.size;
+    return this.active.size + this.waiting.length + this.fresh.length + this.retrying.size;
   }
 
   /** Resolves when nothing is in flight. */
@@ -292,7 +351,7 @@ export class HttpDriver {
       if (x.retryTimer) clearTimeout(x.retryTimer);
       x.retryTimer = null;
     }
-    const left = [...this.retrying, ...this.waiting.drain()];
+    const left = [...this.retrying, ...this.waiting.drain(), ...this.takeFresh(() => true)];
     this.retrying.clear();
     for (const x of left) x.fail(closed);
     await Promise.all(this.pools.map((p) => p.destroy().catch(() => undefined)));
@@ -372,6 +431,31 @@ export class HttpDriver {
       }
       this.send(this.waiting.shift(), k);
     }
+    const f = this.fresh;
+    while (f.length > 0 && this.unsent < this.cfg.maxUnsent) {
+      const k = this.router.acquire(-1);
+      if (k === ROUTE_FULL || k === ROUTE_UNHEALTHY) {
+        this.armBacklog(k === ROUTE_UNHEALTHY ? Math.max(5, this.router.msUntilProbe()) : 5);
+        return;
+      }
+      const x = this.take();
+      x.begin(f.peek(0), f.peek(1), null, null, f.peek(2));
+      f.drop();
+      this.send(x, k);
+    }
+  }
+
+  /** Exchanges for the oldest parked samples while `pred(submittedNs)` holds (to fail them). */
+  private takeFresh(pred: (submittedNs: number) => boolean): Exchange[] {
+    const out: Exchange[] = [];
+    const f = this.fresh;
+    while (f.length > 0 && pred(f.peek(2))) {
+      const x = this.take();
+      x.begin(f.peek(0), f.peek(1), null, null, f.peek(2));
+      f.drop();
+      out.push(x);
+    }
+    return out;
   }
 
   private send(x: Exchange, k: number): void {
@@ -408,7 +492,7 @@ export class HttpDriver {
     x.generation++;
     this.active.delete(x);
     this.free.push(x);
-    if (this.waiting.length > 0) this.drainBacklog();
+    if (this.waiting.length > 0 || this.fresh.length > 0) this.drainBacklog();
     if (this.inFlight === 0 && this.idleWaiters.length > 0) {
       for (const w of this.idleWaiters.splice(0)) w();
     }
@@ -419,7 +503,7 @@ export class HttpDriver {
     if (!x.unsent) return;
     x.unsent = false;
     this.unsent--;
-    if (this.waiting.length > 0 && this.unsent === this.cfg.maxUnsent - 1) this.drainBacklog();
+    if ((this.waiting.length > 0 || this.fresh.length > 0) && this.unsent === this.cfg.maxUnsent - 1) this.drainBacklog();
   }
 
   releaseEndpoint(x: Exchange): void {
@@ -551,6 +635,9 @@ export class HttpDriver {
     const expired: Exchange[] = [];
     for (const x of this.retrying) if (now > x.deadlineNs) expired.push(x);
     if (this.waiting.length > 0) this.waiting.removeIf((x) => now > x.deadlineNs, expired);
+    // Parked samples are in submission order: only the oldest can have expired.
+    const totalNs = this.cfg.totalMs * 1e6;
+    for (const x of this.takeFresh((at) => now > at + totalNs)) expired.push(x);
     for (const x of expired) {
       this.retrying.delete(x);
       if (x.retryTimer) clearTimeout(x.retryTimer);
@@ -646,7 +733,8 @@ class Exchange implements SseSink {
     this.fastBody = native && !d.cfg.stream;
   }
 
-  begin(id: number, index: number, ids: number[] | null, indices: number[] | null): void {
+  /** `startNs`: when the sample reached the driver (its total deadline runs from there). */
+  begin(id: number, index: number, ids: number[] | null, indices: number[] | null, startNs: number): void {
     this.id = id;
     this.index = index;
     this.batchIds = ids;
@@ -670,7 +758,7 @@ class Exchange implements SseSink {
       this.scheduledNs = issueScratch[0];
       this.issuedNs = issueScratch[1];
     }
-    this.deadlineNs = native.nowNs() + this.d.cfg.totalMs * 1e6;
+    this.deadlineNs = startNs + this.d.cfg.totalMs * 1e6;
   }
 
   prepareAttempt(): void {
