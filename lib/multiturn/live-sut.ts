@@ -135,6 +135,7 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
   const issueDelays: number[] = [];
   const tools: ToolFigures = { requestsWithTools: 0, responsesWithToolCalls: 0, toolCallRate: null, toolCalls: 0, malformed: 0, expected: 0, matched: 0, argumentAccuracy: null };
   let issued = 0;
+  let peakRunning = 0; // conversations at once (one request each at a time)
   let chunks = 0;
 
   const wakeIdle = (): void => {
@@ -270,6 +271,7 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
     while (running < maxConcurrent && queue.length > 0 && !closed) {
       const { sample, issuedNs } = queue.shift()!;
       running++;
+      if (running > peakRunning) peakRunning = running;
       runConversation(sample, issuedNs)
         .catch((err: unknown) => {
           warn(`conversation ${sample.index}: ${(err as Error).message}`);
@@ -323,6 +325,7 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
       return {
         backend, api: 'chat', capabilities, workers: 0,
         samples: { issued, completed: timings.length, failed, retried: 0 },
+        peakInFlight: peakRunning,
         errorKinds: { ...errorKinds },
         endpoints: endpoints.map(endpointReport),
         chunks: { total: chunks, multiToken: 0, multiTokenFraction: 0, tokensPerChunk: chunks > 0 ? outputTokens / chunks : 0 },

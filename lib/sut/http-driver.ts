@@ -65,6 +65,8 @@ export interface DriverConfig {
 /** Plain-data report of one driver, merged across threads. */
 export interface DriverSnapshot {
   issued: number;
+  /** Exchanges ever created = the most held at once (pooled, reused). */
+  peakInFlight: number;
   completed: number;
   failed: number;
   retried: number;
@@ -257,6 +259,7 @@ export class HttpDriver {
   private timingErrors: string[] | null;
   private errorLines = 0;
   private unsent = 0;
+  private created = 0;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   readonly headerList: string[];
@@ -362,6 +365,7 @@ export class HttpDriver {
     const g = this.gaps;
     return {
       issued: this.issued,
+      peakInFlight: this.created,
       completed: this.completed,
       failed: this.failed,
       retried: this.retried,
@@ -392,7 +396,10 @@ export class HttpDriver {
   // ---- internals used by Exchange ----
 
   private take(): Exchange {
-    return this.free.pop() ?? new Exchange(this);
+    const x = this.free.pop();
+    if (x) return x;
+    this.created++;
+    return new Exchange(this);
   }
 
   /** Picks an endpoint and sends, or parks the exchange until one frees up. */

@@ -270,6 +270,8 @@ interface Pool {
   close(): Promise<void>;
 }
 
+const CLOSED = 'the adapter was closed (createLlmSut makes a new one)';
+
 class InProcess implements Pool {
   private readonly driver: HttpDriver;
   private readonly feeder: Feeder;
@@ -286,6 +288,7 @@ class InProcess implements Pool {
   }
 
   async setBodies(store: BodyStore): Promise<void> {
+    if (this.final) throw new Error(CLOSED);
     this.driver.bodies = store;
   }
 
@@ -374,6 +377,7 @@ class WorkerPool implements Pool {
   // Only when the SUT is driven from JS (wrapped by the user): startTest
   // otherwise hands the group to the engine, which pushes natively.
   issue(samples: QuerySample[]): void {
+    if (this.closing) throw new Error(CLOSED);
     const n = samples.length;
     if (this.pairs.length < 2 * n) this.pairs = new Float64Array(2 * n);
     const p = this.pairs;
@@ -385,6 +389,7 @@ class WorkerPool implements Pool {
   }
 
   async setBodies(store: BodyStore): Promise<void> {
+    if (this.closing) throw new Error(CLOSED);
     await Promise.all(this.workers.map((w) => this.ask(w, { type: 'bodies', bodies: store.shared })));
   }
 
@@ -395,6 +400,7 @@ class WorkerPool implements Pool {
   }
 
   async idle(): Promise<void> {
+    if (this.closing) return this.closing;
     await Promise.all(this.workers.map((w) => this.ask(w, { type: 'idle' })));
   }
 

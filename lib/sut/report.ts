@@ -34,6 +34,7 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
   const errorKinds: Record<string, number> = {};
   const gaps = new LogHistogram();
   let issued = 0;
+  let peakInFlight = 0;
   let completed = 0;
   let failed = 0;
   let retried = 0;
@@ -43,6 +44,7 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
   let noIds = 0;
   for (const s of snaps) {
     issued += s.issued;
+    peakInFlight += s.peakInFlight ?? 0;
     completed += s.completed;
     failed += s.failed;
     retried += s.retried;
@@ -81,6 +83,7 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
     capabilities: ctx.capabilities,
     workers: ctx.workers,
     samples: { issued, completed, failed, retried },
+    peakInFlight,
     errorKinds,
     endpoints,
     chunks: { total: chunks, multiToken: multi, multiTokenFraction: chunks > 0 ? multi / chunks : 0, tokensPerChunk: chunks > 0 ? chunkTokens / chunks : 0 },

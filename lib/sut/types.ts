@@ -124,6 +124,8 @@ export interface SutReport {
   capabilities: Capabilities;
   workers: number;
   samples: { issued: number; completed: number; failed: number; retried: number };
+  /** Most requests held at once (sent, or backing off before a retry; a batch counts once): the sum of each worker thread's peak. */
+  peakInFlight: number;
   errorKinds: Record<string, number>;
   endpoints: EndpointReport[];
   chunks: { total: number; multiToken: number; multiTokenFraction: number; tokensPerChunk: number };
