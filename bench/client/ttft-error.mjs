@@ -4,6 +4,9 @@
 //   node bench/client/ttft-error.mjs [--against bench|sim] [--tokens 100]
 //        [--duration-s 8] [--fractions 0.1,0.5,0.9] [--workers N]
 //        [--decode-step-ms 2]   (sim only)
+//        [--server-nice N]      run the server at nice N (diagnosis: on a
+//                               2-core machine the server shares the cores
+//                               with the harness, unlike a GPU node)
 //
 // --against bench (default): bench/client/server.mjs, which writes each
 //   pre-built response at once and costs nearly nothing, so the harness's
@@ -27,7 +30,7 @@
 // Prints a markdown table and writes bench/client/results/ttft-<time>.json.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,7 +40,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
 function options(argv) {
-  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null };
+  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -47,6 +50,7 @@ function options(argv) {
     else if (a === '--duration-s') o.durationS = Number(v());
     else if (a === '--fractions') o.fractions = v().split(',').map(Number);
     else if (a === '--workers') o.workers = Number(v());
+    else if (a === '--server-nice') o.serverNice = Number(v());
     else throw new Error(`unknown option ${a}`);
   }
   if (o.against !== 'bench' && o.against !== 'sim') throw new Error('--against takes bench or sim');
@@ -77,6 +81,7 @@ function firstLine(child, what, timeoutMs) {
 async function startSim(o) {
   const args = [join(ROOT, 'dist', 'cli.js'), 'sim', '--port', '0', '--decode-step-ms', String(o.decodeStepMs), '--no-precise-pacing', '--max-running-seqs', '100000', '--max-records', '2000000', '--max-model-len', '1000000'];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (o.serverNice) setPriority(child.pid, o.serverNice);
   const url = (await firstLine(child, 'simulator', 20000)).trim();
   return {
     url,
@@ -99,6 +104,7 @@ async function startSim(o) {
 // The bench server: truth in GET /_records as {records: {id: [read, first write]}}.
 async function startBenchServer(o) {
   const child = spawn(process.execPath, [join(HERE, 'server.mjs'), '--tokens', String(o.tokens), '--paced-ms', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (o.serverNice) setPriority(child.pid, o.serverNice);
   const hello = JSON.parse(await firstLine(child, 'bench server', 20000));
   const url = `http://127.0.0.1:${hello.port}`;
   return {
