@@ -12,7 +12,8 @@
 //   --max-tokens T               sent as max_tokens (the server decides the length)
 //   --ttft-out FILE              optional, see below
 //   --ramp-s R                   start the C in-flight slots spread evenly over R s
-//                                (run.mjs passes min(stream length, warm-up) for paced runs)
+//                                (run.mjs passes min(stream length, warm-up) for paced runs;
+//                                every LoadGen test of the harness ramps, the measured one too)
 //   extra flags the harness may accept (run.mjs passes them only if asked):
 //   --scenario offline|server    LoadGen scenario (default offline = capacity)
 //   --target-qps Q               Server scenario rate (TTFT error at 10/50/90 %)
@@ -82,9 +83,27 @@ async function runHarness(lib, o) {
     sampling: { ignoreEos: true },
   });
   const outdir = mkdtempSync(join(tmpdir(), 'lg-bench-'));
+  // --ramp-s (paced runs): like the other clients, open the in-flight slots
+  // over R s instead of all at once, so equal-length streams do not stay in
+  // lock-step (all ending, and all new first tokens arriving, in one burst).
+  // Offline issues every sample in one query: the first `concurrency` go out
+  // spread over the ramp through the adapter's issueQuery, the rest at its end.
+  const ramped = {
+    name: llm.sut.name,
+    issueQuery(samples) {
+      const head = samples.slice(0, o.concurrency);
+      const rest = samples.slice(o.concurrency);
+      const slices = 50;
+      const per = Math.ceil(head.length / slices);
+      for (let k = 0; k * per < head.length; k++) setTimeout(() => llm.sut.issueQuery(head.slice(k * per, (k + 1) * per)), (k * o.rampS * 1e3) / slices);
+      if (rest.length > 0) setTimeout(() => llm.sut.issueQuery(rest), o.rampS * 1e3);
+    },
+    flushQueries: () => undefined,
+  };
+  const sut = scenario === 'Offline' && o.rampS > 0 ? ramped : llm.sut;
   const run = (n, extra = {}) =>
     lib.startTest(
-      llm.sut,
+      sut,
       llm.qsl,
       scenario === 'Offline'
         ? { scenario, mode: 'PerformanceOnly', offlineExpectedQps: 1, minDurationMs: 0, minQueryCount: n, ...extra }
@@ -108,17 +127,47 @@ async function runHarness(lib, o) {
     warmN = Math.min(o.requests, warmN * 2);
   }
   if (scenario === 'Server') rate = Number(o.extra['target-qps'] ?? 100);
-  const before = await llm.report();
-  const n = Math.max(scenario === 'Server' ? 1 : o.concurrency, Math.min(o.requests, Math.round(rate * o.durationS)));
+  let before;
+  let after;
+  let cpu;
+  let wallS;
   // Sample ids restart with every test: the measured test's timings are told
   // apart from the warm-up's by time, not by position or id.
-  const measuredFromNs = lib.nativeBinding.nowNs();
-  const cpu0 = process.cpuUsage();
-  const w0 = performance.now();
-  await run(n);
-  const wallS = (performance.now() - w0) / 1e3;
-  const cpu = process.cpuUsage(cpu0);
-  const after = await llm.report();
+  let measuredFromNs;
+  let measuredToNs = Infinity;
+  if (sut === ramped) {
+    // The window opens when the ramp is over and closes after --duration-s
+    // with the test still at full concurrency (it is sized to outlast the
+    // window), so ramp-up and ramp-down stay out of the CPU figures. The
+    // test then ends by itself; TTFTs are those of the requests sent in the
+    // window (their timings exist once they complete).
+    const n = Math.min(o.requests, Math.round(rate * (o.rampS + o.durationS) * 1.3) + o.concurrency);
+    let settled = false;
+    const test = run(n).finally(() => (settled = true));
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    await sleep(o.rampS * 1e3);
+    before = await llm.report();
+    measuredFromNs = lib.nativeBinding.nowNs();
+    const cpu0 = process.cpuUsage();
+    const w0 = performance.now();
+    while (!settled && performance.now() - w0 < o.durationS * 1e3) await sleep(20);
+    wallS = (performance.now() - w0) / 1e3;
+    cpu = process.cpuUsage(cpu0);
+    measuredToNs = lib.nativeBinding.nowNs();
+    after = await llm.report();
+    await test;
+    if (o.ttftOut) after.timings = (await llm.report()).timings;
+  } else {
+    before = await llm.report();
+    const n = Math.max(scenario === 'Server' ? 1 : o.concurrency, Math.min(o.requests, Math.round(rate * o.durationS)));
+    measuredFromNs = lib.nativeBinding.nowNs();
+    const cpu0 = process.cpuUsage();
+    const w0 = performance.now();
+    await run(n);
+    wallS = (performance.now() - w0) / 1e3;
+    cpu = process.cpuUsage(cpu0);
+    after = await llm.report();
+  }
   await llm.close();
   rmSync(outdir, { recursive: true, force: true });
   const completed = after.samples.completed - before.samples.completed;
@@ -129,7 +178,9 @@ async function runHarness(lib, o) {
   let ttft = { n: 0, mean: null, p50: null, p99: null, max: null };
   let phases = null;
   if (after.timings) {
-    const fresh = after.timings.filter((t) => t.ok && Number.isFinite(t.firstTokenNs) && t.scheduledNs >= measuredFromNs);
+    const fresh = after.timings.filter(
+      (t) => t.ok && Number.isFinite(t.firstTokenNs) && (sut === ramped ? t.sentNs >= measuredFromNs && t.firstTokenNs <= measuredToNs : t.scheduledNs >= measuredFromNs),
+    );
     // Server: LoadGen's TTFT, from the scheduled issue time (every query is
     // sent at once, so the truth starts there too). Offline at capacity:
     // queries wait for an in-flight slot by design, which is not a
