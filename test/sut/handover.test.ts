@@ -47,6 +47,31 @@ describe('engine -> worker hand-over', () => {
     for (const e of entries) expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 5));
   });
 
+  test.each([
+    [TestScenario.SingleStream, 1],
+    [TestScenario.MultiStream, 4],
+  ] as const)('%s with worker threads: the next query is issued from the worker that completed the last one', async (scenario, perQuery) => {
+    const s = await sim({ flavor: 'vllm', decodeStepNs: 100_000 });
+    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(16, 3), workers: 2 }));
+    const { result } = await runTest(llm.sut, llm.qsl, {
+      scenario,
+      mode: TestMode.PerformanceOnly,
+      minDurationMs: 0,
+      minQueryCount: 12,
+      multiStreamSamplesPerQuery: perQuery,
+      useTokenLatencies: true,
+      ttftLatencyNs: 10e9,
+      tpotLatencyNs: 10e9,
+    });
+    expect(result.errors.count).toBe(0);
+    const r = await llm.report();
+    expect(r.samples.failed).toBe(0);
+    expect(r.samples.completed).toBe(r.samples.issued);
+    expect(r.samples.issued).toBeGreaterThanOrEqual(12 * perQuery);
+    // One query at a time: never more requests at once than one query's samples (per worker).
+    expect(r.peakInFlight).toBeLessThanOrEqual(2 * perQuery);
+  });
+
   test('one Offline query is split over the workers and every sample comes back', async () => {
     const s = await sim({ flavor: 'vllm' });
     const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(50, 3), workers: 3 }));
