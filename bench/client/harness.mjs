@@ -141,7 +141,7 @@ async function runHarness(lib, o) {
     // window), so ramp-up and ramp-down stay out of the CPU figures. The
     // test then ends by itself; TTFTs are those of the requests sent in the
     // window (their timings exist once they complete).
-    const n = Math.min(o.requests, Math.round(rate * (o.rampS + o.durationS) * 1.3) + o.concurrency);
+    const n = Math.min(o.requests, Math.round(rate * (o.rampS + o.durationS) * 1.1) + o.concurrency);
     let settled = false;
     const test = run(n).finally(() => (settled = true));
     const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -242,7 +242,10 @@ async function runClient(client, url, cfg, opts, ttftFile) {
   if (ttftFile) args.push('--ttft-out', ttftFile);
   if (cfg.rampS) args.push('--ramp-s', String(cfg.rampS));
   const child = spawn(client.cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: join(HERE, '..', '..') });
-  const limitMs = (opts.warmupS + cfg.durationS + 30) * 1e3;
+  // Paced: the harness's LoadGen tests each ramp up and end when their last
+  // stream does (one stream length after the window at most, twice over).
+  const streamS = cfg.pacedMs ? (cfg.tokens * cfg.pacedMs) / 1e3 : 0;
+  const limitMs = (opts.warmupS + cfg.durationS + 30 + 3 * streamS) * 1e3;
   try {
     const res = await readJsonLine(child, limitMs, client.name);
     // The client exits by itself right after its line; make sure.
