@@ -186,6 +186,40 @@ describe('bad response ids', () => {
     expect(result.errors.messages.length).toBe(2);
   });
 
+  it("a late answer to an earlier test is ignored by the next one (ids never repeat within a process)", async () => {
+    // Test 1 ends with samples the SUT never answered (aborted); the SUT
+    // answers them during test 2, as an adapter would when the server's
+    // responses arrive late. Sequence ids restart at 0 in test 2, but the ids
+    // handed to the SUT do not, so the stale answers cannot complete test 2's
+    // samples (before, they matched test 2's first ids).
+    const held: number[] = [];
+    const first = inlineSut();
+    first.issueQuery = (samples: QuerySample[]) => {
+      first.issued.push(...samples);
+      for (const s of samples) held.push(s.id);
+      if (held.length >= 5) setImmediate(() => abortTest('leave them unanswered'));
+    };
+    await settle(runTest(first, nullQsl(64), SHORT_SERVER));
+    expect(held.length).toBeGreaterThanOrEqual(5);
+
+    let stale = true;
+    const second = inlineSut();
+    second.issueQuery = (samples: QuerySample[]) => {
+      second.issued.push(...samples);
+      if (stale) {
+        stale = false;
+        querySamplesComplete(held.map((id) => ({ id })));
+      }
+      querySamplesComplete(samples.map((s) => ({ id: s.id })));
+    };
+    const { result } = await runTest(second, nullQsl(64), SHORT_SERVER);
+    expect(second.issued.some((s) => held.includes(s.id))).toBe(false);
+    expect(result.errors.count).toBe(0);
+    expect(result.errors.unknownIds).toBe(0);
+    expect(result.errors.duplicateCompletions).toBe(0);
+    expect(result.counts.samples).toBe(second.issued.length);
+  });
+
   it('completions with no test running are ignored without throwing', () => {
     expect(() => querySamplesComplete([{ id: 1 }, { id: 2 }])).not.toThrow();
   });

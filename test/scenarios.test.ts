@@ -195,9 +195,14 @@ async function accuracyRun(scenario: TestScenario, sut: RecordingSut) {
   // Each sample was issued exactly once.
   expect(sut.issued.length).toBe(TOTAL);
   expect(new Set(sut.issued.map((s) => s.index)).size).toBe(TOTAL);
-  // The log pairs each seq_id with the index it was issued with.
+  // The log pairs each seq_id with the index it was issued with. The SUT's
+  // ids are the sequence ids plus a base unique to the test (a multiple of
+  // 2^32), so an answer arriving after its test cannot pass for a later one.
+  const base = Math.min(...sut.issued.map((s) => s.id)) - Math.min(...acc.map((e) => e.seq_id));
+  expect(base % 2 ** 32).toBe(0);
+  expect(base).toBeGreaterThan(0);
   const indexOfId = new Map(sut.issued.map((s) => [s.id, s.index]));
-  for (const e of acc) expect(e.qsl_idx).toBe(indexOfId.get(e.seq_id));
+  for (const e of acc) expect(e.qsl_idx).toBe(indexOfId.get(e.seq_id + base));
   return { result, summary, detail, qsl, acc };
 }
 
@@ -339,7 +344,9 @@ describe('out-of-order completion', () => {
     // Each Offline query of the accuracy pass was completed last-to-first.
     const firstQuery = sut.queries[0];
     expect(sut.completionOrder.slice(0, firstQuery.length)).toEqual(firstQuery.map((s) => s.id).reverse());
-    const seq = acc.slice(0, firstQuery.length).map((e) => e.seq_id);
+    // seq_id is the sequence id: the SUT's id less the test's id base.
+    const base = Math.min(...sut.issued.map((s) => s.id)) - Math.min(...acc.map((e) => e.seq_id));
+    const seq = acc.slice(0, firstQuery.length).map((e) => e.seq_id + base);
     expect(seq).toEqual(firstQuery.map((s) => s.id).reverse());
   });
 });

@@ -42,7 +42,7 @@ IssueRun::IssueRun(IssueRunConfig config, GeneratedQueries&& queries)
     : cfg_(std::move(config)),
       s_(*cfg_.settings),
       gen_(std::move(queries)),
-      first_id_(cfg_.first_sequence_id),
+      first_id_(cfg_.id_base + cfg_.first_sequence_id),
       sample_count_(gen_.sample_index.size()),
       samples_(new Sample[gen_.sample_index.size()]),
       queries_(new Query[gen_.query_count()]) {
@@ -310,7 +310,13 @@ bool IssueRun::IssueTimes(uint64_t id, int64_t* scheduled_ns, int64_t* issued_ns
   return true;
 }
 
+bool IssueRun::FromEarlierTest(uint64_t id) const {
+  // Ids below 2^32 were never handed out (test numbers start at 1).
+  return id < cfg_.id_base && id >= (uint64_t{1} << kIdBaseShift);
+}
+
 void IssueRun::Complete(const SampleResponse& r, int64_t now) {
+  if (FromEarlierTest(r.id)) return;  // a late answer to an ended test: not this test's business
   if (r.id < first_id_ || r.id - first_id_ >= sample_count_) {
     cfg_.errors->unknown_ids.fetch_add(1, std::memory_order_relaxed);
     std::ostringstream ss;
@@ -366,7 +372,7 @@ void IssueRun::Complete(const SampleResponse& r, int64_t now) {
   s.complete_ns = now;
   if (s.logged && cfg_.accuracy_log) {
     AccuracyEntry e;
-    e.seq_id = r.id;
+    e.seq_id = r.id - cfg_.id_base;
     e.qsl_idx = gen_.sample_index[i];
     if (r.data && r.size) e.data.assign(r.data, r.data + r.size);
     if (s.token_data) e.token_data = *s.token_data;
@@ -385,6 +391,7 @@ void IssueRun::Complete(const SampleResponse& r, int64_t now) {
 }
 
 void IssueRun::FirstToken(const SampleResponse& r, int64_t now) {
+  if (FromEarlierTest(r.id)) return;
   if (r.id < first_id_ || r.id - first_id_ >= sample_count_) {
     cfg_.errors->unknown_ids.fetch_add(1, std::memory_order_relaxed);
     std::ostringstream ss;
@@ -541,7 +548,7 @@ std::vector<IssueRun::SampleTimes> IssueRun::CollectTimes() const {
     if (!q.issued.load(std::memory_order_acquire)) continue;
     const int64_t first = (s.state.load() & kFirstToken) ? q.scheduled_ns + s.ttft : 0;
     const int64_t done = (s.state.load() & kCompleted) ? s.complete_ns : 0;
-    out.push_back({first_id_ + i, s.query, gen_.sample_index[i], q.scheduled_ns, q.issued_ns, first, done});
+    out.push_back({first_id_ - cfg_.id_base + i, s.query, gen_.sample_index[i], q.scheduled_ns, q.issued_ns, first, done});
   }
   return out;
 }

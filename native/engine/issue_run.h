@@ -31,10 +31,17 @@ struct ResponseErrorCounts {
   std::atomic<uint64_t> missing_first_tokens{0};
 };
 
+// Response ids are (test number << kIdBaseShift) + sequence id.
+constexpr int kIdBaseShift = 32;
+
 struct IssueRunConfig {
   const EffectiveSettings* settings;
   bool accuracy;                 // accuracy-mode pass (log every sample)
   uint64_t first_sequence_id;    // sample ids continue across passes
+  // Added to every sequence id handed to the SUT, and unique per test in the
+  // process, so a response that arrives after its test ended can never pass
+  // for a sample of a later test. The logs show sequence ids (id - id_base).
+  uint64_t id_base = 0;
   SystemUnderTest* sut;
   DetailLog* detail;
   AccuracyLog* accuracy_log;     // may be null
@@ -66,7 +73,7 @@ class IssueRun {
   void ResumeIssuing();
   void Abort();
 
-  uint64_t first_sequence_id() const { return first_id_; }
+  uint64_t first_sequence_id() const { return first_id_ - cfg_.id_base; }
   uint64_t sample_count() const { return sample_count_; }
   // Scheduled and issued times of the query holding response id `id`;
   // false for an id this pass has not issued.
@@ -83,6 +90,7 @@ class IssueRun {
   std::vector<SampleTimes> CollectTimes() const;
 
  private:
+  bool FromEarlierTest(uint64_t id) const;
   struct Sample {
     std::atomic<uint8_t> state{0};   // bit 0: completed, bit 1: first token seen
     bool logged = false;

@@ -155,6 +155,11 @@ std::string WarningErrorTail(uint64_t warnings, uint64_t errors) {
   return out;
 }
 
+uint64_t NextIdBase() {
+  static std::atomic<uint64_t> tests{0};
+  return ((tests.fetch_add(1) % ((uint64_t{1} << 21) - 1)) + 1) << kIdBaseShift;
+}
+
 // Everything one StartTest call needs while it runs its passes.
 class TestDriver {
  public:
@@ -185,6 +190,8 @@ class TestDriver {
   TraceLog* trace_;
   ResponseErrorCounts* errors_;
   uint64_t next_sequence_id_ = 0;
+  // Per test in this process (ids must stay exact in a JS number: 2^21 tests).
+  const uint64_t id_base_ = NextIdBase();
   Mt19937 accuracy_log_rng_;  // never seeded explicitly, as in the official engine (5489)
 };
 
@@ -198,6 +205,7 @@ PerformanceResult TestDriver::IssueQueries(const EffectiveSettings& s, const Loa
   cfg.settings = &s;
   cfg.accuracy = accuracy;
   cfg.first_sequence_id = next_sequence_id_;
+  cfg.id_base = id_base_;
   cfg.sut = sut_;
   cfg.detail = detail_;
   cfg.accuracy_log = acc_;
