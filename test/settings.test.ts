@@ -520,8 +520,10 @@ describe('audit.config', () => {
     expect(acc.length).toBeLessThan(sut.issued.length);
     expect(result.accuracyLogEntries).toBe(acc.length);
     // Each logged entry is a real (seq_id, qsl_idx) pair of the run, logged once.
+    // The SUT's ids are the sequence ids (from 0 here) plus the test's id base.
+    const base = Math.min(...sut.issued.map((s) => s.id));
     const indexOfId = new Map(sut.issued.map((s) => [s.id, s.index]));
-    for (const e of acc) expect(e.qsl_idx).toBe(indexOfId.get(e.seq_id));
+    for (const e of acc) expect(e.qsl_idx).toBe(indexOfId.get(e.seq_id + base));
     expect(new Set(acc.map((e) => e.seq_id)).size).toBe(acc.length);
   });
 });
