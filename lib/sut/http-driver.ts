@@ -156,6 +156,9 @@ const SSE_STATE = native.sseState;
 const SSE_IDS = native.sseIds;
 const STATUS_HAND_BACK = 2;
 
+/** Response ids are (test number × 2^32) + sequence id (native/engine/issue_run.h). */
+const ID_BASE = 2 ** 32;
+
 /** A queue with O(1) shift (Offline may park tens of thousands of samples). */
 class Fifo<T> {
   private items: T[] = [];
@@ -260,6 +263,7 @@ export class HttpDriver {
   private errorLines = 0;
   private unsent = 0;
   private created = 0;
+  private testNumber = -1; // of the newest sample seen (the engine's id base: id / 2^32)
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   readonly headerList: string[];
@@ -305,6 +309,7 @@ export class HttpDriver {
 
   /** Sends one sample, or parks it (as numbers) until a slot frees. */
   submit(id: number, index: number): void {
+    if (this.staleTest(id)) return;
     this.issued++;
     if (!this.closed && this.waiting.length === 0 && this.fresh.length === 0 && this.unsent < this.cfg.maxUnsent) {
       const k = this.router.acquire(-1);
@@ -327,6 +332,7 @@ export class HttpDriver {
 
   /** Sends several samples in one request (Offline batching; non-streaming). */
   submitBatch(ids: number[], indices: number[]): void {
+    if (this.staleTest(ids[0])) return;
     const x = this.take();
     x.begin(ids[0], indices[0], ids, indices, native.nowNs());
     this.issued += ids.length;
@@ -335,6 +341,29 @@ export class HttpDriver {
 
   get inFlight(): number {
     return this.active.size + this.waiting.length + this.fresh.length + this.retrying.size;
+  }
+
+  /**
+   * The engine's response ids carry their test's number (id / 2^32). When a
+   * sample of a newer test arrives, what the adapter still holds for older
+   * tests (an aborted test's parked, backing-off and running requests) is
+   * dropped: the engine ignores their answers, and they must not take the
+   * new test's slots. A sample of an older test arriving late is dropped too.
+   */
+  private staleTest(id: number): boolean {
+    const t = Math.floor(id / ID_BASE);
+    if (t === this.testNumber) return false;
+    if (t < this.testNumber) return true;
+    const first = this.testNumber < 0;
+    this.testNumber = t;
+    if (first) return false;
+    const superseded: Failure = { kind: 'superseded', message: 'a newer test started', retryable: false, endpointFault: false, retryAfterMs: 0 };
+    const dropped = [...this.retrying, ...this.waiting.drain(), ...this.takeFresh(() => true)];
+    for (const x of this.retrying) if (x.retryTimer) clearTimeout(x.retryTimer);
+    this.retrying.clear();
+    for (const x of dropped) x.fail(superseded);
+    for (const x of [...this.active]) x.abortNow('a newer test started', 'superseded');
+    return false;
   }
 
   /** Resolves when nothing is in flight. */
@@ -539,7 +568,7 @@ export class HttpDriver {
 
   recordFailure(x: Exchange, f: Failure): void {
     const k = x.endpoint >= 0 ? x.endpoint : x.lastEndpoint;
-    if (k >= 0) {
+    if (k >= 0 && f.kind !== 'superseded') {
       const s = this.epStats[k];
       s.errors++;
       bump(s.errorKinds, f.kind);
@@ -551,6 +580,7 @@ export class HttpDriver {
     this.failed += count;
     if (this.counters !== null && this.counters.length > 2) Atomics.add(this.counters, 2, count);
     bump(this.errorKinds, f.kind, count);
+    if (f.kind === 'superseded') return; // counted; the detail log is the new test's
     const url = x.lastEndpoint >= 0 ? this.cfg.endpoints[x.lastEndpoint].origin : 'no endpoint';
     const what = count > 1 ? `${count} samples (batch from qsl_idx ${x.index})` : `sample ${x.id} (qsl_idx ${x.index})`;
     const line = `${what} failed after ${x.attempts} attempt(s) at ${url}: ${f.kind}: ${f.message}`;

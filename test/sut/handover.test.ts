@@ -4,9 +4,9 @@
 // taken.
 import { describe, expect, test } from 'vitest';
 
-import { createLlmSut, startTest, TestMode, TestScenario, type QuerySample, type SystemUnderTest } from '../../lib/index.js';
+import { abortTest, createLlmSut, startTest, TestAbortedError, TestMode, TestScenario, type QuerySample, type SystemUnderTest } from '../../lib/index.js';
 import { native } from '../../lib/binding.js';
-import { expectedIds, hexToInt32, idDataset, logPaths, offlineRun, readAccuracy, serverRun, sim, track } from './helpers.js';
+import { expectedIds, hexToInt32, idDataset, logPaths, offlineRun, readAccuracy, readDetail, serverRun, sim, track } from './helpers.js';
 import { makeTempDir, runTest } from '../helpers.js';
 
 describe('engine -> worker hand-over', () => {
@@ -173,4 +173,28 @@ describe('samples waiting for a slot', () => {
     expect(r.samples.failed).toBe(6);
     expect(r.errorKinds.closed).toBe(6);
   });
+
+  test.each([0, 1])('after an aborted test (workers: %i) the next test starts clean: what was held for the old one is dropped, not sent', async (workers) => {
+    const s = await sim({ flavor: 'vllm', decodeStepNs: 50_000_000 });
+    const llm = track(await createLlmSut({ endpoints: [{ url: s.url, maxInFlight: 4 }], dataset: idDataset(64, 10), workers, onWarning: () => {} }));
+    const first = offlineRun(llm, 200);
+    while ((await llm.report()).samples.issued < 200) await new Promise((r) => setTimeout(r, 10));
+    abortTest('the operator stopped it');
+    await expect(first).rejects.toBeInstanceOf(TestAbortedError);
+    const sentBefore = s.records().filter((x) => x.requestId !== null).length;
+
+    // Without the drop, these 8 would wait behind ~196 parked half-second requests.
+    const { result, outdir } = await offlineRun(llm, 8);
+    expect(result.errors.count).toBe(0);
+    expect(result.counts.samples).toBe(8);
+    const r = await llm.report();
+    expect(r.errorKinds.superseded).toBeGreaterThanOrEqual(190);
+    // After the abort: the new test's 8, and at most one old request per slot
+    // that freed before the new test began; none of the other ~190 parked ones.
+    const sentAfter = s.records().filter((x) => x.requestId !== null).length - sentBefore;
+    expect(sentAfter).toBeGreaterThanOrEqual(8);
+    expect(sentAfter).toBeLessThanOrEqual(8 + 4);
+    // The new test's detail log says nothing about the old test's samples.
+    expect(readDetail(logPaths(outdir).detail).filter((d) => d.key === 'error_runtime')).toHaveLength(0);
+  }, 30_000);
 });
