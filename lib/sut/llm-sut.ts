@@ -310,6 +310,7 @@ class InProcess implements Pool {
 class WorkerPool implements Pool {
   private seq = 0;
   private readonly pending = new Map<number, (m: { snapshot?: DriverSnapshot }) => void>();
+  private readonly asking = new Map<Worker, number>(); // replies awaited per worker
   private finals: DriverSnapshot[] | null = null;
   private closing: Promise<void> | null = null;
   private pairs = new Float64Array(2);
@@ -320,10 +321,17 @@ class WorkerPool implements Pool {
     readonly group: number,
   ) {
     for (const w of workers) {
+      // The workers do not keep the process alive by themselves (a script
+      // that forgets close() still exits; a running test holds the loop
+      // through the engine's channel), only while a reply is awaited.
+      w.unref();
       w.on('message', (m: { seq: number; snapshot?: DriverSnapshot }) => {
         const done = this.pending.get(m.seq);
         if (done) {
           this.pending.delete(m.seq);
+          const left = (this.asking.get(w) ?? 1) - 1;
+          this.asking.set(w, left);
+          if (left === 0) w.unref();
           done(m);
         }
       });
@@ -368,6 +376,8 @@ class WorkerPool implements Pool {
 
   private ask(w: Worker, m: DistributiveOmit<WorkerRequest, 'seq'>): Promise<{ snapshot?: DriverSnapshot }> {
     const seq = ++this.seq;
+    this.asking.set(w, (this.asking.get(w) ?? 0) + 1);
+    w.ref();
     return new Promise((resolve) => {
       this.pending.set(seq, resolve);
       w.postMessage({ ...m, seq });

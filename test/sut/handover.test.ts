@@ -7,7 +7,11 @@ import { describe, expect, test } from 'vitest';
 import { abortTest, createLlmSut, startTest, TestAbortedError, TestMode, TestScenario, type QuerySample, type SystemUnderTest } from '../../lib/index.js';
 import { native } from '../../lib/binding.js';
 import { expectedIds, hexToInt32, idDataset, logPaths, offlineRun, readAccuracy, readDetail, serverRun, sim, track } from './helpers.js';
-import { makeTempDir, runTest } from '../helpers.js';
+import { DIST_INDEX, makeTempDir, runTest } from '../helpers.js';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 describe('engine -> worker hand-over', () => {
   test('with worker threads the engine feeds the workers directly: issueQuery on the main thread is never called', async () => {
@@ -197,4 +201,26 @@ describe('samples waiting for a slot', () => {
     // The new test's detail log says nothing about the old test's samples.
     expect(readDetail(logPaths(outdir).detail).filter((d) => d.key === 'error_runtime')).toHaveLength(0);
   }, 30_000);
+
+  test('a script that never calls close() still exits when it is done, after its last report()', async () => {
+    const dir = makeTempDir();
+    const script = join(dir, 'no-close.mjs');
+    writeFileSync(
+      script,
+      `const lib = await import(${JSON.stringify(pathToFileURL(DIST_INDEX).href)});
+const s = await lib.startSimulator({ flavor: 'vllm' });
+const llm = await lib.createLlmSut({ endpoints: [s.url], dataset: { name: 'd', size: 4, prompt: (i) => ({ tokenIds: [1, i], maxTokens: 3 }) }, workers: 2 });
+await lib.startTest(llm.sut, llm.qsl, { scenario: 'Offline', mode: 'PerformanceOnly', minDurationMs: 0, minQueryCount: 8, offlineExpectedQps: 10 }, { outdir: ${JSON.stringify(dir)} }, { auditConfig: null });
+await s.close();
+const r = await llm.report(); // the workers' replies keep the process alive while awaited
+console.log('completed', r.samples.completed);
+`,
+    );
+    const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(process.execPath, [script], { timeout: 30_000 }, (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout }));
+      void child;
+    });
+    expect(out.stdout.trim()).toBe('completed 8');
+    expect(out.code).toBe(0);
+  }, 40_000);
 });
