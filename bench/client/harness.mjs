@@ -141,7 +141,11 @@ async function runHarness(lib, o) {
     // window), so ramp-up and ramp-down stay out of the CPU figures. The
     // test then ends by itself; TTFTs are those of the requests sent in the
     // window (their timings exist once they complete).
-    const n = Math.min(o.requests, Math.round(rate * (o.rampS + o.durationS) * 1.1) + o.concurrency);
+    // The warm-up's rate includes its ramp and its tail; at full concurrency
+    // a slot completes one request per mean request latency.
+    const latS = ((await llm.report()).endpoints[0]?.latencyMs?.mean ?? 0) / 1e3;
+    const steady = latS > 0 ? o.concurrency / latS : rate;
+    const n = Math.min(o.requests, Math.round(Math.max(rate, steady) * (o.rampS + o.durationS) * 1.2) + o.concurrency);
     let settled = false;
     const test = run(n).finally(() => (settled = true));
     const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
