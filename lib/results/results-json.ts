@@ -37,7 +37,8 @@ export interface EndpointResult extends RunEndpointInfo {
   errorKinds: Record<string, number>;
 }
 
-export interface ResultsJson {
+/** With CostSections: tokens, goodput, cost, budgets, server metrics and the journal (present when the run had them: runBenchmark always; null when off). */
+export interface ResultsJson extends CostSections {
   schema: typeof RESULTS_SCHEMA;
   schemaVersion: typeof RESULTS_SCHEMA_VERSION;
   tool: RunRecord['tool'];
@@ -109,13 +110,6 @@ export interface ResultsJson {
   samples: { source: 'harness-timings'; startNs: number | null; windowNs: number | null; latencyNs: number[]; ttftNs: number[]; tpotNs: number[]; outputTokens: number[] } | null;
   logs: TestResult['logs'];
   extra: Record<string, unknown> | null;
-  /** Tokens, goodput, cost, budgets, server metrics and the journal (present when the run had them: runBenchmark always; null when off). */
-  tokens?: CostSections['tokens'];
-  goodput?: CostSections['goodput'];
-  cost?: CostSections['cost'];
-  budget?: CostSections['budget'];
-  serverMetrics?: CostSections['serverMetrics'];
-  resume?: CostSections['resume'];
   /** Multi-turn runs only: per-turn and per-conversation figures, tool calls (docs/results-schema.md). */
   multiturn?: MultiturnReport;
   /** Servers the run started itself (null when it only used given endpoints). */

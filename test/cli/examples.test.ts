@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { REPO, runCli, tempDir } from './helpers.js';
+import { ESBUILD_NODE, REPO, runCli, tempDir } from './helpers.js';
 
 const EXAMPLES = join(REPO, 'examples');
 let bundleDir: string;
@@ -19,15 +19,7 @@ beforeAll(async () => {
   bundleDir = mkdtempSync(join(cache, 'loadgen-examples-'));
   cwd = tempDir('lg-examples-');
   const { build } = await import('esbuild');
-  const common = {
-    bundle: true,
-    platform: 'node' as const,
-    format: 'esm' as const,
-    target: 'node20',
-    logLevel: 'silent' as const,
-    alias: { '@x/loadgen': join(REPO, 'lib/index.ts') },
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  };
+  const common = { ...ESBUILD_NODE, alias: { '@x/loadgen': join(REPO, 'lib/index.ts') } };
   await build({ ...common, entryPoints: [join(REPO, 'lib/sut/worker-main.ts')], outfile: join(bundleDir, 'sut-worker.js') });
   for (const f of readdirSync(EXAMPLES).filter((n) => n.endsWith('.ts'))) {
     await build({ ...common, entryPoints: [join(EXAMPLES, f)], outfile: join(bundleDir, f.replace(/\.ts$/, '.js')) });

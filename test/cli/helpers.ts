@@ -9,6 +9,17 @@ import { join, resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 
+/** esbuild options for a Node ESM bundle of lib/ code. */
+export const ESBUILD_NODE = {
+  bundle: true,
+  platform: 'node' as const,
+  format: 'esm' as const,
+  target: 'node20',
+  logLevel: 'silent' as const,
+  // commander and undici are CommonJS: give the ESM bundle a real require().
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+};
+
 /**
  * Builds the CLI bundle; returns its path and a cleanup function. `outside`
  * puts it where the package (and its native addon) cannot be found.
@@ -18,15 +29,7 @@ export async function buildCli(outside = false): Promise<{ cli: string; cleanup:
   mkdirSync(cacheDir, { recursive: true });
   const dir = mkdtempSync(join(cacheDir, 'loadgen-cli-test-'));
   const { build } = await import('esbuild');
-  const common = {
-    bundle: true,
-    platform: 'node' as const,
-    format: 'esm' as const,
-    target: 'node20',
-    logLevel: 'silent' as const,
-    // commander and undici are CommonJS: give the ESM bundle a real require().
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  };
+  const common = ESBUILD_NODE;
   await build({ ...common, entryPoints: [join(REPO, 'lib/cli/main.ts')], outfile: join(dir, 'cli.js') });
   // createLlmSut looks for sut-worker.js beside the bundle that runs it.
   await build({ ...common, entryPoints: [join(REPO, 'lib/sut/worker-main.ts')], outfile: join(dir, 'sut-worker.js') });
