@@ -159,6 +159,8 @@ const STATUS_HAND_BACK = 2;
 /** Response ids are (test number × 2^32) + sequence id (native/engine/issue_run.h). */
 const ID_BASE = 2 ** 32;
 
+const CLOSED: Failure = { kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 };
+
 /** A queue with O(1) shift (Offline may park tens of thousands of samples). */
 class Fifo<T> {
   private items: T[] = [];
@@ -311,7 +313,11 @@ export class HttpDriver {
   submit(id: number, index: number): void {
     if (this.staleTest(id)) return;
     this.issued++;
-    if (!this.closed && this.waiting.length === 0 && this.fresh.length === 0 && this.unsent < this.cfg.maxUnsent) {
+    if (this.closed) {
+      this.failParked([id, index, native.nowNs()], CLOSED);
+      return;
+    }
+    if (this.waiting.length === 0 && this.fresh.length === 0 && this.unsent < this.cfg.maxUnsent) {
       const k = this.router.acquire(-1);
       if (k >= 0) {
         const x = this.take();
@@ -320,12 +326,6 @@ export class HttpDriver {
         return;
       }
       this.armBacklog(k === ROUTE_UNHEALTHY ? Math.max(5, this.router.msUntilProbe()) : 5);
-    }
-    if (this.closed) {
-      const x = this.take();
-      x.begin(id, index, null, null, native.nowNs());
-      this.route(x);
-      return;
     }
     this.fresh.push(id, index, native.nowNs());
   }
@@ -358,10 +358,13 @@ export class HttpDriver {
     this.testNumber = t;
     if (first) return false;
     const superseded: Failure = { kind: 'superseded', message: 'a newer test started', retryable: false, endpointFault: false, retryAfterMs: 0 };
-    const dropped = [...this.retrying, ...this.waiting.drain(), ...this.takeFresh(() => true)];
+    // Everything is taken out first: a failure frees a slot, which must not send the rest.
+    const held = [...this.retrying, ...this.waiting.drain()];
     for (const x of this.retrying) if (x.retryTimer) clearTimeout(x.retryTimer);
     this.retrying.clear();
-    for (const x of dropped) x.fail(superseded);
+    const parked = this.takeParked(() => true);
+    for (const x of held) x.fail(superseded);
+    this.failParked(parked, superseded);
     for (const x of [...this.active]) x.abortNow('a newer test started', 'superseded');
     return false;
   }
@@ -378,14 +381,15 @@ export class HttpDriver {
     clearInterval(this.sweep);
     if (this.backlogTimer) clearTimeout(this.backlogTimer);
     for (const x of [...this.active]) x.abortNow('the adapter was closed', 'closed');
-    const closed: Failure = { kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 };
     for (const x of this.retrying) {
       if (x.retryTimer) clearTimeout(x.retryTimer);
       x.retryTimer = null;
     }
-    const left = [...this.retrying, ...this.waiting.drain(), ...this.takeFresh(() => true)];
+    const left = [...this.retrying, ...this.waiting.drain()];
     this.retrying.clear();
-    for (const x of left) x.fail(closed);
+    const parked = this.takeParked(() => true);
+    for (const x of left) x.fail(CLOSED);
+    this.failParked(parked, CLOSED);
     await Promise.all(this.pools.map((p) => p.destroy().catch(() => undefined)));
     this.journal?.close();
   }
@@ -434,7 +438,7 @@ export class HttpDriver {
   /** Picks an endpoint and sends, or parks the exchange until one frees up. */
   route(x: Exchange): void {
     if (this.closed) {
-      x.fail({ kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 });
+      x.fail(CLOSED);
       return;
     }
     if (this.unsent >= this.cfg.maxUnsent) {
@@ -459,6 +463,7 @@ export class HttpDriver {
   }
 
   drainBacklog(): void {
+    if (this.closed) return;
     while (this.waiting.length > 0 && this.unsent < this.cfg.maxUnsent) {
       const k = this.router.acquire(this.waiting.peek().lastEndpoint);
       if (k === ROUTE_FULL || k === ROUTE_UNHEALTHY) {
@@ -481,17 +486,24 @@ export class HttpDriver {
     }
   }
 
-  /** Exchanges for the oldest parked samples while `pred(submittedNs)` holds (to fail them). */
-  private takeFresh(pred: (submittedNs: number) => boolean): Exchange[] {
-    const out: Exchange[] = [];
+  /** Removes the oldest parked samples while `pred(submittedNs)` holds: [id, index, ns, ...]. */
+  private takeParked(pred: (submittedNs: number) => boolean): number[] {
+    const out: number[] = [];
     const f = this.fresh;
     while (f.length > 0 && pred(f.peek(2))) {
-      const x = this.take();
-      x.begin(f.peek(0), f.peek(1), null, null, f.peek(2));
+      out.push(f.peek(0), f.peek(1), f.peek(2));
       f.drop();
-      out.push(x);
     }
     return out;
+  }
+
+  /** Completes samples taken by takeParked as failed, one pooled exchange at a time (the pool stays small). */
+  private failParked(parked: number[], f: Failure): void {
+    for (let i = 0; i < parked.length; i += 3) {
+      const x = this.take();
+      x.begin(parked[i], parked[i + 1], null, null, parked[i + 2]);
+      x.fail(f);
+    }
   }
 
   private send(x: Exchange, k: number): void {
@@ -674,13 +686,15 @@ export class HttpDriver {
     if (this.waiting.length > 0) this.waiting.removeIf((x) => now > x.deadlineNs, expired);
     // Parked samples are in submission order: only the oldest can have expired.
     const totalNs = this.cfg.totalMs * 1e6;
-    for (const x of this.takeFresh((at) => now > at + totalNs)) expired.push(x);
+    const parked = this.takeParked((at) => now > at + totalNs);
+    const deadline: Failure = { kind: 'deadline', message: `no endpoint could take the sample within the ${this.cfg.totalMs} ms deadline`, retryable: false, endpointFault: false, retryAfterMs: 0 };
     for (const x of expired) {
       this.retrying.delete(x);
       if (x.retryTimer) clearTimeout(x.retryTimer);
       x.retryTimer = null;
-      x.fail({ kind: 'deadline', message: `no endpoint could take the sample within the ${this.cfg.totalMs} ms deadline`, retryable: false, endpointFault: false, retryAfterMs: 0 });
+      x.fail(deadline);
     }
+    this.failParked(parked, deadline);
   }
 }
 
