@@ -15,11 +15,6 @@ std::map<uint32_t, std::shared_ptr<WorkerQueueGroup>> g_groups;
 uint32_t g_next_group = 1;
 }  // namespace
 
-WorkerQueue::~WorkerQueue() {
-  // Detach runs on the worker's thread before its environment goes away
-  // (explicitly or through the cleanup hook); nothing is left to free here.
-}
-
 void WorkerQueue::WakeLocked() {
   // libuv coalesces sends: while one is pending this is an atomic check.
   if (async_ != nullptr) uv_async_send(async_);
@@ -31,12 +26,6 @@ void WorkerQueue::Push(const lg::QuerySample* samples, size_t count) {
     pairs_.push_back(static_cast<double>(samples[i].id));
     pairs_.push_back(static_cast<double>(samples[i].index));
   }
-  WakeLocked();
-}
-
-void WorkerQueue::PushPairs(const double* pairs, size_t count) {
-  std::lock_guard<std::mutex> lock(mu_);
-  pairs_.insert(pairs_.end(), pairs, pairs + 2 * count);
   WakeLocked();
 }
 

@@ -22,17 +22,15 @@ class WorkerQueueGroup;
 
 class WorkerQueue {
  public:
-  ~WorkerQueue();
-
   // Any thread: appends (id, index) pairs and wakes the worker.
   void Push(const lg::QuerySample* samples, size_t count);
-  void PushPairs(const double* pairs, size_t count);
 
   // The worker's JS thread: from now on pairs are delivered to `callback`
   // as (Float64Array [id, index, id, index, ...], pairs) on this thread.
   // `keep` is the owning group, held until Detach.
   void Attach(Napi::Env env, Napi::Function callback, std::shared_ptr<WorkerQueueGroup> keep);
-  // The worker's JS thread (or its teardown): stop delivering.
+  // The worker's JS thread (or its environment's cleanup hook): stop
+  // delivering; releases the uv handle and the JS references.
   void Detach();
 
   size_t Waiting();
