@@ -7,6 +7,7 @@ import { Pool } from 'undici';
 
 import { native } from '../binding.js';
 import type { BodyStore } from './body-store.js';
+import { keepable, markBody, markIdle, reusedReadConnector } from './reused-reads.js';
 import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
 import { SseReader, type SseSink } from './sse.js';
 import { Column, LogHistogram, bump } from './stats.js';
@@ -295,7 +296,7 @@ export class HttpDriver {
           keepAliveMaxTimeout: 600_000,
           headersTimeout: cfg.firstByteMs,
           bodyTimeout: cfg.idleMs,
-          connect: { timeout: cfg.connectMs },
+          connect: reusedReadConnector(cfg.connectMs),
         }),
     );
     this.epStats = cfg.endpoints.map(() => new EndpointStats());
@@ -719,6 +720,7 @@ class Attempt {
   }
 
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, resume: () => void, text: string): boolean {
+    markBody();
     if (this.x.generation === this.generation) return this.x.onHeaders(status, rawHeaders, resume, text);
     return true;
   }
@@ -729,10 +731,12 @@ class Attempt {
   }
 
   onComplete(trailers: unknown): void {
+    markIdle();
     if (this.x.generation === this.generation) this.x.onComplete(trailers);
   }
 
   onError(err: Error): void {
+    markIdle();
     if (this.x.generation === this.generation) this.x.onError(err);
   }
 }
@@ -868,7 +872,7 @@ class Exchange implements SseSink {
   onData(chunk: Buffer): boolean {
     if (this.ended) return true;
     if (this.status !== 200 || !this.d.cfg.stream) {
-      this.bodyParts.push(chunk);
+      this.bodyParts.push(keepable(chunk));
       return true;
     }
     if (this.fast) {

@@ -1,0 +1,183 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { afterEach, describe, expect, test } from 'vitest';
+import { Pool } from 'undici';
+
+import { keepable, markBody, markIdle, reusedReadConnector } from '../../lib/sut/reused-reads.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Got {
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** A legacy undici handler that marks the response phase as the adapter's does. */
+function fetchVia(pool: Pool, path: string): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let got: Got | null = null;
+    pool.dispatch(
+      { method: 'GET', path },
+      {
+        onConnect() {},
+        onHeaders(status: number, raw: Buffer[] | string[] | null, _resume: () => void, statusText: string) {
+          markBody();
+          const headers: Record<string, string> = {};
+          for (let i = 0; raw && i < raw.length; i += 2) headers[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
+          got = { status, statusText, headers, body: Buffer.alloc(0) };
+          return true;
+        },
+        onData(chunk: Buffer) {
+          parts.push(keepable(chunk));
+          return true;
+        },
+        onComplete() {
+          markIdle();
+          got!.body = Buffer.concat(parts);
+          resolve(got!);
+        },
+        onError(err: Error) {
+          markIdle();
+          reject(err);
+        },
+      } as never,
+    );
+  });
+}
+
+const servers: net.Server[] = [];
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close();
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+function listen(onConn: (sock: net.Socket, path: string) => void): Promise<string> {
+  const srv = net.createServer((sock) => {
+    sock.setNoDelay(true);
+    let acc = '';
+    sock.on('data', (d) => {
+      acc += d.toString('latin1');
+      let end: number;
+      while ((end = acc.indexOf('\r\n\r\n')) >= 0) {
+        const path = acc.slice(0, end).split(' ')[1];
+        acc = acc.slice(end + 4);
+        onConn(sock, path);
+      }
+    });
+    sock.on('error', () => {});
+  });
+  servers.push(srv);
+  return new Promise((r) => srv.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`)));
+}
+
+const LONG = (tag: string) => `${tag}-${'x'.repeat(300)}-${tag}`;
+
+describe('reused read buffers', () => {
+  test('a header block split over many reads survives other sockets reusing the buffer in between', async () => {
+    // /split answers with its status line and headers a few bytes per write,
+    // with pauses; /flood streams a megabyte meanwhile, so the shared read
+    // buffer is overwritten between the split response's reads.
+    const floodBytes = Buffer.alloc(1 << 20);
+    for (let i = 0; i < floodBytes.length; i++) floodBytes[i] = (i * 7) & 0xff;
+    const url = await listen(async (sock, path) => {
+      if (path === '/flood') {
+        sock.write(`HTTP/1.1 200 OK\r\ncontent-length: ${floodBytes.length}\r\n\r\n`);
+        for (let o = 0; o < floodBytes.length; o += 16384) {
+          sock.write(floodBytes.subarray(o, o + 16384));
+          await sleep(2);
+        }
+        return;
+      }
+      const n = Number(path.split('/')[2]);
+      const head = `HTTP/1.1 203 Split Status Text\r\nx-first: ${LONG(`a${n}`)}\r\nx-second: ${LONG(`b${n}`)}\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`;
+      for (let o = 0; o < head.length; o += 37) {
+        sock.write(head.slice(o, o + 37));
+        await sleep(8);
+      }
+      for (let k = 0; k < 5; k++) {
+        const ev = `data: {"n":${n},"k":${k}}\n\n`;
+        sock.write(`${Buffer.byteLength(ev).toString(16)}\r\n${ev}\r\n`);
+        await sleep(5);
+      }
+      sock.write('0\r\n\r\n');
+    });
+    const pool = new Pool(url, { connections: 2, connect: reusedReadConnector(2000) });
+    try {
+      const flood = fetchVia(pool, '/flood');
+      await sleep(5);
+      // Three split responses in a row on one keep-alive socket.
+      for (let n = 0; n < 3; n++) {
+        const got = await fetchVia(pool, `/split/${n}`);
+        expect(got.status).toBe(203);
+        expect(got.statusText).toBe('Split Status Text');
+        expect(got.headers['x-first']).toBe(LONG(`a${n}`));
+        expect(got.headers['x-second']).toBe(LONG(`b${n}`));
+        expect(got.headers['content-type']).toBe('text/event-stream');
+        const events = got.body.toString().split('\n\n').filter(Boolean);
+        expect(events).toEqual([0, 1, 2, 3, 4].map((k) => `data: {"n":${n},"k":${k}}`));
+      }
+      const f = await flood;
+      expect(f.body.equals(floodBytes)).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('keepable copies only views of the shared buffer', async () => {
+    const url = await listen((sock) => {
+      sock.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n');
+      setTimeout(() => sock.write('0123456789'), 20);
+    });
+    const pool = new Pool(url, { connections: 1, connect: reusedReadConnector(2000) });
+    const seen: { same: boolean; copyEqual: boolean }[] = [];
+    try {
+      await new Promise<void>((resolve, reject) =>
+        pool.dispatch({ method: 'GET', path: '/' }, {
+          onConnect() {},
+          onHeaders() {
+            markBody();
+            return true;
+          },
+          onData(chunk: Buffer) {
+            const k = keepable(chunk);
+            seen.push({ same: k === chunk, copyEqual: k.equals(chunk) });
+            return true;
+          },
+          onComplete() {
+            markIdle();
+            resolve();
+          },
+          onError: reject,
+        } as never),
+      );
+    } finally {
+      await pool.close();
+    }
+    // The body came in a read of its own, inside the body: lent, so copied.
+    expect(seen).toEqual([{ same: false, copyEqual: true }]);
+    const own = Buffer.from('abc');
+    expect(keepable(own)).toBe(own);
+  });
+
+  test('a server that completes no handshake ends in a connect timeout error', async () => {
+    // A listener with a backlog of 1 in a stopped process: once its queue is
+    // full the kernel drops further SYNs, so a connect can only time out.
+    const child = spawn(process.execPath, ['-e', "require('net').createServer().listen({port:0,host:'127.0.0.1',backlog:1},function(){console.log(this.address().port)})"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    const port = await new Promise<number>((r) => child.stdout!.once('data', (d) => r(Number(String(d).trim()))));
+    child.kill('SIGSTOP');
+    const fillers = [0, 1, 2, 3].map(() => net.connect(port, '127.0.0.1').on('error', () => {}));
+    await sleep(100);
+    const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1, connect: reusedReadConnector(300) });
+    try {
+      await expect(fetchVia(pool, '/')).rejects.toMatchObject({ code: 'UND_ERR_CONNECT_TIMEOUT' });
+    } finally {
+      for (const f of fillers) f.destroy();
+      await pool.destroy();
+    }
+  });
+});
