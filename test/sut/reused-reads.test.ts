@@ -3,7 +3,9 @@ import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Pool } from 'undici';
 
+import { createLlmSut } from '../../lib/index.js';
 import { keepable, markBody, markIdle, reusedReadConnector } from '../../lib/sut/reused-reads.js';
+import { accuracyRun, hexToInt32, idDataset, logPaths, readAccuracy, track } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -178,6 +180,129 @@ describe('reused read buffers', () => {
     } finally {
       for (const f of fillers) f.destroy();
       await pool.destroy();
+    }
+  });
+
+  test('the adapter against a vLLM-style server that dribbles every response while another socket floods the buffer: ids and retries intact', async () => {
+    // Sample i (prompt [1, 100 + i, 7]) streams ids 1000 + 10 i + k, k < 5.
+    // The first request of each even sample gets a 429 whose headers and
+    // JSON error body come in pieces; meanwhile /flood keeps the shared read
+    // buffer busy on the same thread (workers: 0).
+    const seen = new Map<number, number>();
+    let floodDone = false;
+    const dribble = async (sock: net.Socket, text: string) => {
+      for (let o = 0; o < text.length; o += 23) {
+        sock.write(text.slice(o, o + 23));
+        await sleep(2);
+      }
+    };
+    const frame = (t: string) => `${Buffer.byteLength(t).toString(16)}\r\n${t}\r\n`;
+    const srv = net.createServer((sock) => {
+      sock.setNoDelay(true);
+      let acc = Buffer.alloc(0);
+      let busy = Promise.resolve();
+      sock.on('error', () => {});
+      sock.on('data', (d) => {
+        acc = Buffer.concat([acc, d]);
+        for (;;) {
+          const end = acc.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const head = acc.subarray(0, end).toString('latin1');
+          const len = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+          if (acc.length < end + 4 + len) return;
+          const body = acc.subarray(end + 4, end + 4 + len).toString();
+          acc = acc.subarray(end + 4 + len);
+          const [method, path] = head.split(' ');
+          busy = busy.then(() => answer(sock, method, path, body));
+        }
+      });
+    });
+    const answer = async (sock: net.Socket, method: string, path: string, body: string) => {
+      const json = (code: number, obj: unknown) => {
+        const b = JSON.stringify(obj);
+        sock.write(`HTTP/1.1 ${code} X\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`);
+      };
+      if (method === 'GET' && path === '/flood') {
+        // Until the test is done: chunked pieces of bytes no response has.
+        sock.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+        while (!floodDone) {
+          sock.write(frame('#'.repeat(4000)));
+          await sleep(1);
+        }
+        sock.write('0\r\n\r\n');
+        return;
+      }
+      if (method !== 'POST') {
+        if (path === '/v1/models') json(200, { object: 'list', data: [{ id: 'm', object: 'model', max_model_len: 4096 }] });
+        else if (path === '/version') json(200, { version: '0.11.0' });
+        else if (path === '/health') json(200, {});
+        else json(404, { error: 'no' });
+        return;
+      }
+      const req = JSON.parse(body) as { prompt: number[]; stream?: boolean; max_tokens: number };
+      const i = req.prompt[1] - 100;
+      const n = Math.min(5, req.max_tokens);
+      const ids = Array.from({ length: n }, (_, k) => 1000 + 10 * i + k);
+      if (!req.stream) {
+        // Headers and body a few bytes per write: the body comes in lent reads.
+        const b = JSON.stringify({ id: 'c', object: 'text_completion', model: 'm', choices: [{ index: 0, text: 'x', token_ids: ids, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n } });
+        await dribble(sock, `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n`);
+        await dribble(sock, b);
+        return;
+      }
+      const tries = (seen.get(i) ?? 0) + 1;
+      seen.set(i, tries);
+      if (i % 2 === 0 && tries === 1) {
+        const b = JSON.stringify({ object: 'error', message: `busy ${'z'.repeat(200)}`, type: 'TooManyRequests', code: 429 });
+        await dribble(sock, `HTTP/1.1 429 Too Many Requests\r\nretry-after: 0\r\nx-pad: ${'p'.repeat(300)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n`);
+        await dribble(sock, b);
+        return;
+      }
+      await dribble(sock, `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nx-pad: ${'q'.repeat(300)}\r\ntransfer-encoding: chunked\r\n\r\n`);
+      for (let k = 0; k < n; k++) {
+        const ev = { id: 'c', object: 'text_completion', model: 'm', choices: [{ index: 0, text: 'x', token_ids: [ids[k]], finish_reason: k === n - 1 ? 'length' : null }] };
+        sock.write(frame(`data: ${JSON.stringify(ev)}\n\n`));
+        await sleep(1);
+      }
+      const usage = { id: 'c', object: 'text_completion', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n } };
+      sock.write(frame(`data: ${JSON.stringify(usage)}\n\ndata: [DONE]\n\n`) + '0\r\n\r\n');
+    };
+    servers.push(srv);
+    const url = await new Promise<string>((r) => srv.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`)));
+    const floodPool = new Pool(url, { connections: 1, connect: reusedReadConnector(2000) });
+    const flood = fetchVia(floodPool, '/flood');
+    try {
+      for (const stream of [true, false]) {
+        seen.clear();
+        const llm = track(
+          await createLlmSut({
+            endpoints: [url],
+            dataset: idDataset(12, 5),
+            backend: 'vllm',
+            model: 'm',
+            capabilities: { tokenSource: 'token_ids' },
+            stream,
+            workers: 0,
+            retry: { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 },
+            onWarning: () => {},
+          }),
+        );
+        const { outdir } = await accuracyRun(llm);
+        const report = await llm.report();
+        expect(report.samples.failed).toBe(0);
+        expect(report.samples.retried).toBe(stream ? 6 : 0);
+        const entries = readAccuracy(logPaths(outdir).accuracy);
+        expect(entries.length).toBe(12);
+        for (const e of entries) expect(hexToInt32(e.data)).toEqual([0, 1, 2, 3, 4].map((k) => 1000 + 10 * e.qsl_idx + k));
+        await llm.close();
+      }
+      floodDone = true;
+      const f = await flood;
+      expect(f.body.length % 4000).toBe(0);
+      expect(f.body.every((c) => c === 0x23)).toBe(true);
+    } finally {
+      floodDone = true;
+      await floodPool.close();
     }
   });
 });
