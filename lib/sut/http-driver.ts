@@ -161,6 +161,7 @@ const STATUS_HAND_BACK = 2;
 const ID_BASE = 2 ** 32;
 
 const CLOSED: Failure = { kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 };
+const SUPERSEDED: Failure = { kind: 'superseded', message: 'a newer test started', retryable: false, endpointFault: false, retryAfterMs: 0 };
 
 /** A queue with O(1) shift (Offline may park tens of thousands of samples). */
 class Fifo<T> {
@@ -358,14 +359,13 @@ export class HttpDriver {
     const first = this.testNumber < 0;
     this.testNumber = t;
     if (first) return false;
-    const superseded: Failure = { kind: 'superseded', message: 'a newer test started', retryable: false, endpointFault: false, retryAfterMs: 0 };
     // Everything is taken out first: a failure frees a slot, which must not send the rest.
     const held = [...this.retrying, ...this.waiting.drain()];
     for (const x of this.retrying) if (x.retryTimer) clearTimeout(x.retryTimer);
     this.retrying.clear();
     const parked = this.takeParked(() => true);
-    for (const x of held) x.fail(superseded);
-    this.failParked(parked, superseded);
+    for (const x of held) x.fail(SUPERSEDED);
+    this.failParked(parked, SUPERSEDED);
     for (const x of [...this.active]) x.abortNow('a newer test started', 'superseded');
     return false;
   }

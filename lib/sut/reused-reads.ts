@@ -57,12 +57,11 @@ export function keepable(chunk: Buffer): Buffer {
 function onRead(this: ReusedSocket, nread: number, buf: Buffer): void {
   const st = this[STATE];
   st.chunk = st.inBody ? buf.subarray(0, nread) : Buffer.from(buf.subarray(0, nread));
-  const outer = reading;
-  reading = st;
+  reading = st; // reads never nest: libuv delivers them one at a time
   try {
     this.emit('readable');
   } finally {
-    reading = outer;
+    reading = null;
     st.chunk = null;
   }
 }
@@ -86,7 +85,7 @@ export function reusedReadConnector(timeoutMs: number): Connector {
   return (opts, callback) => {
     if (opts.protocol !== 'http:') return fallback(opts, callback);
     if (shared === null) shared = Buffer.allocUnsafe(READ_SIZE);
-    const host = opts.hostname.startsWith('[') ? opts.hostname.slice(1, -1) : opts.hostname;
+    const host = opts.hostname; // undici has taken the brackets off an IPv6 literal
     const port = Number(opts.port) || 80;
     const socket = net.connect({
       host,

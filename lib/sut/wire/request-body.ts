@@ -57,12 +57,7 @@ export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): Buil
   if (ctx.api === 'generate') {
     o[Array.isArray(value) ? 'input_ids' : 'text'] = MARK;
     const s: Record<string, unknown> = { max_new_tokens: maxTokens };
-    if (sp.minTokens !== undefined) s.min_new_tokens = sp.minTokens;
-    if (sp.temperature !== undefined) s.temperature = sp.temperature;
-    if (sp.topP !== undefined) s.top_p = sp.topP;
-    if (sp.topK !== undefined) s.top_k = sp.topK;
-    if (sp.ignoreEos !== undefined) s.ignore_eos = sp.ignoreEos;
-    if (sp.seed !== undefined) s.sampling_seed = sp.seed;
+    samplingFields(s, sp, SGLANG_NAMES);
     o.sampling_params = s;
     o.stream = ctx.stream;
   } else {
@@ -94,14 +89,21 @@ export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): Buil
   return { body, promptStart: head, promptEnd: head + Buffer.byteLength(promptJson), maxTokens };
 }
 
+type SamplingField = 'minTokens' | 'ignoreEos' | 'temperature' | 'topP' | 'topK' | 'seed';
+
+/** Request field names of the sampling parameters (max tokens is placed by the caller). */
+const OPENAI_NAMES: Record<SamplingField, string> = { minTokens: 'min_tokens', ignoreEos: 'ignore_eos', temperature: 'temperature', topP: 'top_p', topK: 'top_k', seed: 'seed' };
+/** SGLang's /generate `sampling_params`. */
+const SGLANG_NAMES: Record<SamplingField, string> = { ...OPENAI_NAMES, minTokens: 'min_new_tokens', seed: 'sampling_seed' };
+const SAMPLING_FIELDS = Object.keys(OPENAI_NAMES) as SamplingField[];
+
+function samplingFields(o: Record<string, unknown>, sp: SamplingParams, names: Record<SamplingField, string>): void {
+  for (const f of SAMPLING_FIELDS) if (sp[f] !== undefined) o[names[f]] = sp[f];
+}
+
 /** The sampling fields of an OpenAI-style request (completions or chat), each only when set. */
 export function openAiSamplingFields(o: Record<string, unknown>, sp: SamplingParams): void {
-  if (sp.minTokens !== undefined) o.min_tokens = sp.minTokens;
-  if (sp.ignoreEos !== undefined) o.ignore_eos = sp.ignoreEos;
-  if (sp.temperature !== undefined) o.temperature = sp.temperature;
-  if (sp.topP !== undefined) o.top_p = sp.topP;
-  if (sp.topK !== undefined) o.top_k = sp.topK;
-  if (sp.seed !== undefined) o.seed = sp.seed;
+  samplingFields(o, sp, OPENAI_NAMES);
 }
 
 /**
