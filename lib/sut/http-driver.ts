@@ -720,7 +720,7 @@ class Attempt {
   }
 
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, resume: () => void, text: string): boolean {
-    markBody();
+    markBody(status);
     if (this.x.generation === this.generation) return this.x.onHeaders(status, rawHeaders, resume, text);
     return true;
   }

@@ -8,12 +8,18 @@
  * takes the chunk back out. `net.connect({ onread })` skips all of that.
  *
  * The catch: undici's parser keeps views into the bytes it was given while a
- * response's status line and headers are incomplete (they are joined when the
- * header block ends). So a read is lent (a view of the shared buffer) only
- * while the socket is inside a response body; the read that may carry a
- * header block gets its own copy. The handler tells us where a response is
- * through `markBody` / `markIdle`, called from its undici callbacks, which
- * undici runs synchronously inside the read that caused them.
+ * response's header block is incomplete (they are handed to the handler, and
+ * dropped, when the block ends). So a read is lent (a view of the shared
+ * buffer) only when no such view can outlive it: inside a response body, or
+ * when the read starts a final (2xx-5xx) response and holds its whole header
+ * block (a response written at once: copying it would cost a buffer the size
+ * of the response, and the old-space collections that external memory
+ * triggers). Any other read that may carry header bytes gets its own copy.
+ * The handler tells us where a response is through `markBody` / `markIdle`,
+ * called from its undici callbacks, which undici runs synchronously inside
+ * the read that caused them. Bytes after a response's end in the same read
+ * cannot start another header block: with pipelining 1 undici sends the next
+ * request a loop turn later and destroys a socket that answers unasked.
  * Body chunks handed to the handler are views of the shared buffer too: the
  * handler must consume or copy them before returning.
  */
@@ -38,9 +44,12 @@ const STATE = Symbol('reused-reads');
 type Connector = buildConnector.connector;
 type ReusedSocket = net.Socket & { [STATE]: SocketState };
 
-/** A response's headers were delivered: the next reads of this socket are body bytes. */
-export function markBody(): void {
-  if (reading !== null) reading.inBody = true;
+/**
+ * A response's headers were delivered: the next reads of this socket are body
+ * bytes, unless the status is informational (1xx: another header block follows).
+ */
+export function markBody(status: number): void {
+  if (reading !== null && status >= 200) reading.inBody = true;
 }
 
 /** A response ended (or failed): the next read may start a header block. */
@@ -53,10 +62,18 @@ export function keepable(chunk: Buffer): Buffer {
   return shared !== null && chunk.buffer === shared.buffer ? Buffer.from(chunk) : chunk;
 }
 
+const HEADER_END = Buffer.from('\r\n\r\n', 'latin1');
+
+/** `HTTP/1.x NNN` with a final status (not 1xx, after which a second header block follows). */
+function startsFinalResponse(b: Buffer): boolean {
+  return b.length > 12 && b[0] === 0x48 && b[4] === 0x2f && b[8] === 0x20 && b[9] >= 0x32 && b[9] <= 0x35;
+}
+
 // Called by Node with the socket as `this`, synchronously from the read.
 function onRead(this: ReusedSocket, nread: number, buf: Buffer): void {
   const st = this[STATE];
-  st.chunk = st.inBody ? buf.subarray(0, nread) : Buffer.from(buf.subarray(0, nread));
+  const view = buf.subarray(0, nread);
+  st.chunk = st.inBody || (startsFinalResponse(view) && view.indexOf(HEADER_END) >= 0) ? view : Buffer.from(view);
   reading = st; // reads never nest: libuv delivers them one at a time
   try {
     this.emit('readable');

@@ -14,6 +14,8 @@ interface Got {
   statusText: string;
   headers: Record<string, string>;
   body: Buffer;
+  /** body chunks that were views of the shared read buffer */
+  lentReads: number;
 }
 
 /** A legacy undici handler that marks the response phase as the adapter's does. */
@@ -21,24 +23,28 @@ function fetchVia(pool: Pool, path: string): Promise<Got> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let got: Got | null = null;
+    let lent = 0;
     pool.dispatch(
       { method: 'GET', path },
       {
         onConnect() {},
         onHeaders(status: number, raw: Buffer[] | string[] | null, _resume: () => void, statusText: string) {
-          markBody();
+          markBody(status);
           const headers: Record<string, string> = {};
           for (let i = 0; raw && i < raw.length; i += 2) headers[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
-          got = { status, statusText, headers, body: Buffer.alloc(0) };
+          got = { status, statusText, headers, body: Buffer.alloc(0), lentReads: 0 };
           return true;
         },
         onData(chunk: Buffer) {
-          parts.push(keepable(chunk));
+          const k = keepable(chunk);
+          if (k !== chunk) lent++;
+          parts.push(k);
           return true;
         },
         onComplete() {
           markIdle();
           got!.body = Buffer.concat(parts);
+          got!.lentReads = lent;
           resolve(got!);
         },
         onError(err: Error) {
@@ -129,6 +135,56 @@ describe('reused read buffers', () => {
     }
   });
 
+  test('a response written at once is parsed from the shared buffer; a 1xx block does not count as the body', async () => {
+    const floodBytes = Buffer.alloc(1 << 20);
+    for (let i = 0; i < floodBytes.length; i++) floodBytes[i] = (i * 13) & 0xff;
+    const url = await listen(async (sock, path) => {
+      if (path === '/flood') {
+        sock.write(`HTTP/1.1 200 OK\r\ncontent-length: ${floodBytes.length}\r\n\r\n`);
+        for (let o = 0; o < floodBytes.length; o += 16384) {
+          sock.write(floodBytes.subarray(o, o + 16384));
+          await sleep(2);
+        }
+        return;
+      }
+      const n = Number(path.split('/')[2]);
+      const body = `data: {"n":${n}}\n\n`.repeat(50);
+      const head = `HTTP/1.1 200 OK\r\nx-first: ${LONG(`a${n}`)}\r\ncontent-length: ${body.length}\r\n\r\n`;
+      if (path.startsWith('/once/')) {
+        sock.write(head + body);
+        return;
+      }
+      // /hints/: an informational block with the start of the final header
+      // block in the same write, then the rest a few bytes per write while
+      // the flood reuses the buffer.
+      sock.write(`HTTP/1.1 103 Early Hints\r\nlink: </a.css>; rel=preload\r\n\r\n${head.slice(0, 37)}`);
+      await sleep(8);
+      for (let o = 37; o < head.length; o += 37) {
+        sock.write(head.slice(o, o + 37));
+        await sleep(8);
+      }
+      sock.write(body);
+    });
+    const pool = new Pool(url, { connections: 2, connect: reusedReadConnector(2000) });
+    try {
+      const flood = fetchVia(pool, '/flood');
+      await sleep(5);
+      for (const kind of ['once', 'hints', 'once']) {
+        for (let n = 0; n < 2; n++) {
+          const got = await fetchVia(pool, `/${kind}/${n}`);
+          expect(got.status).toBe(200);
+          expect(got.headers['x-first']).toBe(LONG(`a${n}`));
+          expect(got.body.toString()).toBe(`data: {"n":${n}}\n\n`.repeat(50));
+          // Written at once: header block and body came in one read, lent.
+          if (kind === 'once') expect(got.lentReads).toBeGreaterThan(0);
+        }
+      }
+      expect((await flood).body.equals(floodBytes)).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
   test('keepable copies only views of the shared buffer', async () => {
     const url = await listen((sock) => {
       sock.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n');
@@ -140,8 +196,8 @@ describe('reused read buffers', () => {
       await new Promise<void>((resolve, reject) =>
         pool.dispatch({ method: 'GET', path: '/' }, {
           onConnect() {},
-          onHeaders() {
-            markBody();
+          onHeaders(status: number) {
+            markBody(status);
             return true;
           },
           onData(chunk: Buffer) {
