@@ -81,6 +81,8 @@ export interface TestResult {
   logs: { summary: string; detail: string; accuracy: string; trace: string | null };
   /** The whole mlperf_log_summary.txt. */
   summaryText: string;
+  /** The PM QoS idle-latency bound held while the test ran (StartTestOptions.cpuIdleLatencyUs), µs; null if none. */
+  cpuIdleLatencyUs: number | null;
 }
 
 function stats(min: number, max: number, mean: number, pcts: RawPercentile[]): LatencyStats {
@@ -104,6 +106,7 @@ export function shapeResult(o: RawOutcome, scenario: TestScenario, mode: TestMod
   const s = o.hasSummary ? o.summary! : undefined;
   const server = scenario === 'Server';
   return {
+    cpuIdleLatencyUs: null,
     scenario,
     mode,
     sutName,

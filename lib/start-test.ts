@@ -2,6 +2,7 @@
 // with the typed result; the event loop stays free throughout.
 import { native } from './binding.js';
 import type { Dispatcher, RawOutcome, TestMeta } from './native-types.js';
+import { holdCpuIdleLatency, type CpuIdleLatencyHold } from './cpu-idle-latency.js';
 import { shapeResult, type TestResult } from './result.js';
 import { SettingsError, toEngineLogSettings, toEngineSettings, type LogSettings, type TestSettings } from './settings.js';
 
@@ -31,6 +32,15 @@ export interface StartTestOptions {
   auditConfig?: string | null;
   /** End the test on Ctrl-C (SIGINT), with the logs written; default true. */
   handleSigint?: boolean;
+  /**
+   * Linux: while the test runs, keep the CPUs out of idle states that take
+   * longer than this many µs to leave (a PM QoS request on
+   * /dev/cpu_dma_latency; 0 = idle CPUs poll). Timer wake-ups of the issue
+   * thread and the adapter's workers then come on time on VMs whose idle
+   * vCPUs halt. Needs write access to that file: without it startTest throws.
+   * Default: the system's idle states are left alone.
+   */
+  cpuIdleLatencyUs?: number;
 }
 
 /**
@@ -121,6 +131,8 @@ export function startTest(
   if (isNative) meta.nativeSut = { tokens: (sut as NativeNullSut).tokens };
   const queues = (sut as unknown as Record<symbol, unknown>)[WORKER_QUEUES];
   if (typeof queues === 'number') meta.workerQueues = queues;
+  // Held from before the engine starts until its outcome is in.
+  const idleHold: CpuIdleLatencyHold | null = options.cpuIdleLatencyUs === undefined ? null : holdCpuIdleLatency(options.cpuIdleLatencyUs);
 
   return new Promise<TestResult>((resolve, reject) => {
     let callbackError: unknown;
@@ -198,12 +210,14 @@ export function startTest(
       },
       done(outcome: RawOutcome | null, error: string | null) {
         running = false;
+        idleHold?.release();
         if (handleSigint) process.removeListener('SIGINT', onSigint);
         if (error !== null || outcome === null) {
           reject(new Error(`loadgen: ${error ?? 'the test failed'}`));
           return;
         }
         const result = shapeResult(outcome, scenario, mode, meta.sutName, tokens);
+        result.cpuIdleLatencyUs = idleHold?.us ?? null;
         if (callbackError !== undefined) {
           if (callbackError instanceof Error) Object.assign(callbackError, { result });
           reject(callbackError);
@@ -219,6 +233,7 @@ export function startTest(
       native.startTest(engineSettings, engineLog, meta, dispatcher);
     } catch (err) {
       running = false;
+      idleHold?.release();
       if (handleSigint) process.removeListener('SIGINT', onSigint);
       reject(err);
     }

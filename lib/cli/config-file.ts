@@ -76,6 +76,8 @@ export interface RunFlags {
   metricsInterval?: number;
   /** tokenizer.json: score accuracy and submission runs. */
   tokenizer?: string;
+  /** Linux PM QoS bound on CPU idle exit latency held during the test, µs. */
+  cpuIdleLatencyUs?: number;
 }
 
 type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers' | 'numbers';
@@ -131,6 +133,7 @@ const KEYS: Record<string, KeyKind> = {
   budgetMinutes: 'number',
   metricsInterval: 'number',
   tokenizer: 'path',
+  cpuIdleLatencyUs: 'integer',
 };
 
 // Friendlier spellings that mean the same key.

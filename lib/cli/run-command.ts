@@ -183,6 +183,7 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   if (Object.keys(sampling).length) options.sampling = sampling;
   if (f.concurrency !== undefined) options.concurrency = positiveInt('--concurrency', f.concurrency);
   if (f.workers !== undefined) options.workers = positiveInt('--workers', f.workers, 0);
+  if (f.cpuIdleLatencyUs !== undefined) options.cpuIdleLatencyUs = positiveInt('--cpu-idle-latency-us', f.cpuIdleLatencyUs, 0);
   if (f.tokenizer !== undefined) {
     if (mode !== undefined && mode !== 'AccuracyOnly' && mode !== 'SubmissionRun') throw new UsageError('--tokenizer scores the outputs of --mode accuracy or --mode submission runs');
     options.tokenizer = f.tokenizer;
@@ -408,6 +409,7 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--target-qps <qps>', 'Server: target QPS; Offline: expected QPS', number)
     .option('--concurrency <n>', 'most requests in flight at once, over all endpoints', integer)
     .option('--workers <n>', 'adapter worker threads (0 = main thread; default CPU count - 1)', integer)
+    .option('--cpu-idle-latency-us <us>', 'Linux: keep CPUs out of idle states slower to leave than this during the test (PM QoS, /dev/cpu_dma_latency; 0 = poll; needs root)', integer)
     .option('--output-dir <dir>', `where the logs and results go (default ${DEFAULT_OUTPUT_DIR})`)
     .option('--set <key=value>', 'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable', collect)
     .option('--json', 'print the result JSON (results.json) only on stdout')

@@ -81,6 +81,8 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   concurrency?: number;
   /** Adapter worker threads (default: CPU count - 1). */
   workers?: number;
+  /** Linux PM QoS bound on CPU idle exit latency held during the test, µs (StartTestOptions.cpuIdleLatencyUs). */
+  cpuIdleLatencyUs?: number;
   /** Where the MLPerf logs and the result files go. */
   outdir: string;
   /** argv to record (secrets removed by the caller). */
@@ -524,7 +526,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     let result: TestResult;
     try {
       extras.testStarted();
-      result = await startTest(engineSide.sut, engineSide.qsl, settings, { outdir }, { handleSigint: options.handleSigint !== false });
+      result = await startTest(engineSide.sut, engineSide.qsl, settings, { outdir }, { handleSigint: options.handleSigint !== false, cpuIdleLatencyUs: options.cpuIdleLatencyUs });
     } catch (err) {
       if (err instanceof TestAbortedError) result = err.result;
       // A prompt the API cannot take (found while building request bodies) is the user's input.
