@@ -1,5 +1,7 @@
 // @x/loadgen: the MLPerf Inference LoadGen for TypeScript.
 export { startTest, abortTest, createNativeNullSut, TestAbortedError } from './start-test.js';
+export { holdCpuIdleLatency, CPU_DMA_LATENCY } from './cpu-idle-latency.js';
+export type { CpuIdleLatencyHold } from './cpu-idle-latency.js';
 export type { QuerySample, SystemUnderTest, QuerySampleLibrary, StartTestOptions, NativeNullSut } from './start-test.js';
 export {
   querySamplesComplete,

@@ -4,6 +4,9 @@
 //   node bench/client/ttft-error.mjs [--against bench|sim] [--tokens 100]
 //        [--duration-s 8] [--fractions 0.1,0.5,0.9] [--workers N]
 //        [--decode-step-ms 2]   (sim only)
+//        [--cpu-idle-latency-us N]  hold a PM QoS request on
+//                               /dev/cpu_dma_latency for the whole bench (as
+//                               startTest's cpuIdleLatencyUs; needs root)
 //        [--server-nice N]      run the server at nice N (diagnosis: on a
 //                               2-core machine the server shares the cores
 //                               with the harness, unlike a GPU node)
@@ -40,7 +43,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
 function options(argv) {
-  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0 };
+  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -51,6 +54,7 @@ function options(argv) {
     else if (a === '--fractions') o.fractions = v().split(',').map(Number);
     else if (a === '--workers') o.workers = Number(v());
     else if (a === '--server-nice') o.serverNice = Number(v());
+    else if (a === '--cpu-idle-latency-us') o.cpuIdleLatencyUs = Number(v());
     else throw new Error(`unknown option ${a}`);
   }
   if (o.against !== 'bench' && o.against !== 'sim') throw new Error('--against takes bench or sim');
@@ -137,6 +141,8 @@ const f = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–
 
 async function main() {
   const o = options(process.argv.slice(2));
+  // System-wide: covers the harness and the server alike.
+  const idleHold = o.cpuIdleLatencyUs === null ? null : (await import('../../dist/index.js')).holdCpuIdleLatency(o.cpuIdleLatencyUs);
   const tmp = mkdtempSync(join(tmpdir(), 'ttft-error-'));
   const sim = o.against === 'sim' ? await startSim(o) : await startBenchServer(o);
   const rows = [];
@@ -152,7 +158,7 @@ async function main() {
     const over = await harness(sim, { ...o, durationS: Math.min(o.durationS, 3) }, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(Math.round(offlineCapacity * 2))]);
     const capacity = over.requests / over.wall_s;
     process.stdout.write(
-      `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams: Offline capacity ${offlineCapacity.toFixed(0)} req/s (${f((cap.cpu_s / cap.wall_s) * 100, 0)}% harness CPU), ` +
+      `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}: Offline capacity ${offlineCapacity.toFixed(0)} req/s (${f((cap.cpu_s / cap.wall_s) * 100, 0)}% harness CPU), ` +
         `Server capacity ${capacity.toFixed(0)} req/s (${f((over.cpu_s / over.wall_s) * 100, 0)}% harness CPU, ${cap.errors + over.errors} errors)\n`,
     );
     for (const fr of o.fractions) {
@@ -183,6 +189,7 @@ async function main() {
     writeFileSync(out, JSON.stringify({ options: o, offlineCapacity, capacity, capacityRuns: { offline: cap, server: over }, rows, table }, null, 1));
     process.stdout.write(`\nwrote ${out}\n`);
   } finally {
+    idleHold?.release();
     sim.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
