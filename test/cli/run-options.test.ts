@@ -73,6 +73,7 @@ describe('every flag', () => {
     [['--target-qps', '12.5'], { targetQps: 12.5 }],
     [['--concurrency', '8'], { concurrency: 8 }],
     [['--workers', '0'], { workers: 0 }],
+    [['--cpu-idle-latency-us', '0'], { cpuIdleLatencyUs: 0 }],
     [['--output-dir', 'o'], { outdir: 'o' }],
     [['--set', 'min_duration=5000', '--set', 'ttftLatencyNs=7'], { settings: { minDurationMs: 5000, ttftLatencyNs: 7 } }],
   ];
@@ -121,6 +122,7 @@ describe('bad flags are usage errors', () => {
     [['--scenario', 'Server', '--target-qps', '0'], /--target-qps must be a number > 0/],
     [['--scenario', 'Server', '--concurrency', '0'], /--concurrency must be an integer >= 1/],
     [['--scenario', 'Server', '--workers', '-1'], /--workers must be an integer >= 0/],
+    [['--scenario', 'Server', '--cpu-idle-latency-us', '-1'], /--cpu-idle-latency-us must be an integer >= 0/],
     [['--scenario', 'Server', '--set', 'bogus=1'], /unknown setting 'bogus'/],
     [[], /--scenario is required/],
   ];
@@ -231,7 +233,7 @@ quiet: false
       expect.arrayContaining([
         'scenario', 'mode', 'benchmark', 'mlperfConf', 'userConf', 'endpoint', 'backend', 'api', 'model', 'apiKey', 'dataset', 'datasetFormat', 'preset',
         'fieldInputIds', 'fieldText', 'fieldMessages', 'fieldSystem', 'fieldUser', 'fieldReference', 'fieldMaxTokens', 'textTemplate', 'limit',
-        'synthetic', 'syntheticSamples', 'maxTokens', 'ignoreEos', 'targetQps', 'concurrency', 'workers', 'outputDir', 'set', 'settings', 'simulator',
+        'synthetic', 'syntheticSamples', 'maxTokens', 'ignoreEos', 'targetQps', 'concurrency', 'workers', 'cpuIdleLatencyUs', 'outputDir', 'set', 'settings', 'simulator',
         'json', 'quiet', 'fields',
       ]),
     );
