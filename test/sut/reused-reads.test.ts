@@ -82,6 +82,22 @@ function listen(onConn: (sock: net.Socket, path: string) => void): Promise<strin
   return new Promise((r) => srv.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`)));
 }
 
+/** A megabyte of a recognisable pattern. */
+function floodPattern(step: number): Buffer {
+  const b = Buffer.alloc(1 << 20);
+  for (let i = 0; i < b.length; i++) b[i] = (i * step) & 0xff;
+  return b;
+}
+
+/** Streams `bytes` as one response in 16 KB writes, overwriting the shared read buffer meanwhile. */
+async function serveFlood(sock: net.Socket, bytes: Buffer): Promise<void> {
+  sock.write(`HTTP/1.1 200 OK\r\ncontent-length: ${bytes.length}\r\n\r\n`);
+  for (let o = 0; o < bytes.length; o += 16384) {
+    sock.write(bytes.subarray(o, o + 16384));
+    await sleep(2);
+  }
+}
+
 const LONG = (tag: string) => `${tag}-${'x'.repeat(300)}-${tag}`;
 
 describe('reused read buffers', () => {
@@ -89,17 +105,9 @@ describe('reused read buffers', () => {
     // /split answers with its status line and headers a few bytes per write,
     // with pauses; /flood streams a megabyte meanwhile, so the shared read
     // buffer is overwritten between the split response's reads.
-    const floodBytes = Buffer.alloc(1 << 20);
-    for (let i = 0; i < floodBytes.length; i++) floodBytes[i] = (i * 7) & 0xff;
+    const floodBytes = floodPattern(7);
     const url = await listen(async (sock, path) => {
-      if (path === '/flood') {
-        sock.write(`HTTP/1.1 200 OK\r\ncontent-length: ${floodBytes.length}\r\n\r\n`);
-        for (let o = 0; o < floodBytes.length; o += 16384) {
-          sock.write(floodBytes.subarray(o, o + 16384));
-          await sleep(2);
-        }
-        return;
-      }
+      if (path === '/flood') return serveFlood(sock, floodBytes);
       const n = Number(path.split('/')[2]);
       const head = `HTTP/1.1 203 Split Status Text\r\nx-first: ${LONG(`a${n}`)}\r\nx-second: ${LONG(`b${n}`)}\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`;
       for (let o = 0; o < head.length; o += 37) {
@@ -136,17 +144,9 @@ describe('reused read buffers', () => {
   });
 
   test('a response written at once is parsed from the shared buffer; a 1xx block does not count as the body', async () => {
-    const floodBytes = Buffer.alloc(1 << 20);
-    for (let i = 0; i < floodBytes.length; i++) floodBytes[i] = (i * 13) & 0xff;
+    const floodBytes = floodPattern(13);
     const url = await listen(async (sock, path) => {
-      if (path === '/flood') {
-        sock.write(`HTTP/1.1 200 OK\r\ncontent-length: ${floodBytes.length}\r\n\r\n`);
-        for (let o = 0; o < floodBytes.length; o += 16384) {
-          sock.write(floodBytes.subarray(o, o + 16384));
-          await sleep(2);
-        }
-        return;
-      }
+      if (path === '/flood') return serveFlood(sock, floodBytes);
       const n = Number(path.split('/')[2]);
       const body = `data: {"n":${n}}\n\n`.repeat(50);
       const head = `HTTP/1.1 200 OK\r\nx-first: ${LONG(`a${n}`)}\r\ncontent-length: ${body.length}\r\n\r\n`;
