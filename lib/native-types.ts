@@ -130,6 +130,8 @@ export interface NativeBinding {
   sseScan(buf: Uint8Array): number;
   /** Token ids and usage count of a whole single-choice non-streaming body, through sseState/sseIds (status 0 = found). */
   bodyScan(buf: Uint8Array): void;
+  /** One body read of a chunked response, its framing stripped in place (slots in native/sse/dechunk.h). */
+  dechunk(buf: Uint8Array, state: Int32Array): void;
   /** This thread's scanner state (slots in native/sse/sse_scan.h) and new-ids scratch. */
   sseState: Int32Array;
   sseIds: Int32Array;

@@ -89,6 +89,7 @@ async function startSim(o) {
   const url = (await firstLine(child, 'simulator', 20000)).trim();
   return {
     url,
+    pid: child.pid,
     model: 'sim-model',
     async records() {
       const r = await fetch(`${url}/_sim/records`);
@@ -113,6 +114,7 @@ async function startBenchServer(o) {
   const url = `http://127.0.0.1:${hello.port}`;
   return {
     url,
+    pid: child.pid,
     model: 'm',
     async records() {
       const r = await fetch(`${url}/_records`);
@@ -135,6 +137,17 @@ async function harness(srv, o, extra) {
   const line = await firstLine(child, 'harness', (o.durationS * 4 + 60) * 1e3);
   clearTimeout(limit);
   return JSON.parse(line);
+}
+
+// CPU seconds a process has used (Linux /proc; null elsewhere): the server
+// shares this machine's cores with the harness, so its load is reported too.
+function processCpuS(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return null;
+  }
 }
 
 const f = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
@@ -165,21 +178,25 @@ async function main() {
       await sim.clear();
       const qps = Math.max(1, Math.round(capacity * fr));
       const file = join(tmp, `ttft-${fr}.json`);
+      const cpu0 = processCpuS(sim.pid);
+      const t0 = performance.now();
       const r = await harness(sim, o, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(qps), '--ttft-out', file]);
+      // Over the whole harness process's life (start-up and warm-up included): an upper bound for the window.
+      const serverCpuPct = cpu0 === null ? null : ((processCpuS(sim.pid) - cpu0) / ((performance.now() - t0) / 1e3)) * 100;
       const truth = await sim.records();
       const err = measureTtftError(JSON.parse(readFileSync(file, 'utf8')), truth);
-      rows.push({ fraction: fr, targetQps: qps, harness: r, error: err });
+      rows.push({ fraction: fr, targetQps: qps, harness: r, error: err, serverCpuPct });
       process.stdout.write(
         `  ${(fr * 100).toFixed(0)}% (${qps} QPS): n ${err.n}, error p50 ${f(err.error?.p50, 3)} ms p99 ${f(err.error?.p99, 3)} ms ` +
-          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, errors ${r.errors}\n`,
+          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, server CPU ${f(serverCpuPct, 0)}%, errors ${r.errors}\n`,
       );
     }
     const table = [
-      '| load | target QPS | samples | TTFT error p50 (ms) | p99 (ms) | send side p99 | receive side p99 | simulator TTFT p50 (ms) | harness CPU % |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| load | target QPS | samples | TTFT error p50 (ms) | p99 (ms) | send side p99 | receive side p99 | simulator TTFT p50 (ms) | harness CPU % | server CPU % |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (x) =>
-          `| ${(x.fraction * 100).toFixed(0)}% | ${x.targetQps} | ${x.error.n} | ${f(x.error.error?.p50, 3)} | ${f(x.error.error?.p99, 3)} | ${f(x.error.send?.p99, 3)} | ${f(x.error.recv?.p99, 3)} | ${f(x.error.serverTtft?.p50, 2)} | ${f((x.harness.cpu_s / x.harness.wall_s) * 100, 0)} |`,
+          `| ${(x.fraction * 100).toFixed(0)}% | ${x.targetQps} | ${x.error.n} | ${f(x.error.error?.p50, 3)} | ${f(x.error.error?.p99, 3)} | ${f(x.error.send?.p99, 3)} | ${f(x.error.recv?.p99, 3)} | ${f(x.error.serverTtft?.p50, 2)} | ${f((x.harness.cpu_s / x.harness.wall_s) * 100, 0)} | ${f(x.serverCpuPct, 0)} |`,
       ),
     ].join('\n');
     process.stdout.write(`\n${table}\n`);

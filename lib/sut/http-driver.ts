@@ -3,11 +3,11 @@
 // pool, reads the stream, and completes the sample straight into the engine.
 // Retries happen only before the first token (a retry after it would restart
 // the clock the engine already stopped for TTFT and corrupt the latency).
-import { Pool } from 'undici';
+import { Pool, errors } from 'undici';
 
 import { native } from '../binding.js';
 import type { BodyStore } from './body-store.js';
-import { keepable, markBody, markIdle, reusedReadConnector } from './reused-reads.js';
+import { chunkedOnly, keepable, markBody, markIdle, reusedReadConnector } from './reused-reads.js';
 import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
 import { SseReader, type SseSink } from './sse.js';
 import { Column, LogHistogram, bump } from './stats.js';
@@ -296,7 +296,9 @@ export class HttpDriver {
           keepAliveTimeout: 60_000,
           keepAliveMaxTimeout: 600_000,
           headersTimeout: cfg.firstByteMs,
-          bodyTimeout: cfg.idleMs,
+          // The idle-read timeout is ours (checkDeadlines): bypassed chunked
+          // bodies (reused-reads.ts) never reach undici's body timer.
+          bodyTimeout: 0,
           connect: reusedReadConnector(cfg.connectMs),
         }),
     );
@@ -305,7 +307,8 @@ export class HttpDriver {
     this.timingErrors = cfg.recordTimings ? [] : null;
     this.headerList = ['content-type', 'application/json'];
     for (const [k, v] of Object.entries(cfg.headers)) this.headerList.push(k, v);
-    this.sweep = setInterval(() => this.checkDeadlines(), 200);
+    // Often enough for the idle-read timeout to fire within a quarter of it late.
+    this.sweep = setInterval(() => this.checkDeadlines(), Math.max(10, Math.min(200, cfg.idleMs / 4)));
     this.sweep.unref();
     this.journal = cfg.journal ? new JournalWriter(cfg.journal) : null;
     this.counters = cfg.counters ? new Int32Array(cfg.counters) : null;
@@ -681,7 +684,11 @@ export class HttpDriver {
   private checkDeadlines(): void {
     if (this.inFlight === 0) return;
     const now = native.nowNs();
-    for (const x of this.active) if (now > x.deadlineNs) x.abortNow(`no answer within the ${this.cfg.totalMs} ms deadline`, 'deadline');
+    const idleNs = this.cfg.idleMs * 1e6;
+    for (const x of this.active) {
+      if (now > x.deadlineNs) x.abortNow(`no answer within the ${this.cfg.totalMs} ms deadline`, 'deadline');
+      else if (x.headersNs > 0 && now - x.lastReadNs > idleNs) x.idleTimeout(this.cfg.idleMs);
+    }
     const expired: Exchange[] = [];
     for (const x of this.retrying) if (now > x.deadlineNs) expired.push(x);
     if (this.waiting.length > 0) this.waiting.removeIf((x) => now > x.deadlineNs, expired);
@@ -720,8 +727,10 @@ class Attempt {
   }
 
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, resume: () => void, text: string): boolean {
-    markBody(status);
-    if (this.x.generation === this.generation) return this.x.onHeaders(status, rawHeaders, resume, text);
+    const current = this.x.generation === this.generation;
+    // A streamed answer's chunks come straight to onData, past undici's parser.
+    markBody(status, current && status === 200 && this.x.streamed && chunkedOnly(rawHeaders) ? this : null);
+    if (current) return this.x.onHeaders(status, rawHeaders, resume, text);
     return true;
   }
 
@@ -776,6 +785,7 @@ class Exchange implements SseSink {
   private readNs = 0;
   private readonly fast: boolean;
   private readonly fastBody: boolean;
+  readonly streamed: boolean;
   private crlf = 0; // the stream's line ends, as the scanner decided them
   private carry: Buffer | null = null;
   private readonly st = new StreamState();
@@ -786,6 +796,7 @@ class Exchange implements SseSink {
     const native = d.cfg.api !== 'generate' && d.cfg.tokenSource === 'token_ids' && !process.env.LOADGEN_NO_NATIVE_SSE;
     this.fast = native && d.cfg.stream;
     this.fastBody = native && !d.cfg.stream;
+    this.streamed = d.cfg.stream;
   }
 
   /** `startNs`: when the sample reached the driver (its total deadline runs from there). */
@@ -855,6 +866,17 @@ class Exchange implements SseSink {
     this.d.written(this);
   }
 
+  /** When the body last made progress (headers, then each read). */
+  get lastReadNs(): number {
+    return this.readNs > this.headersNs ? this.readNs : this.headersNs;
+  }
+
+  /** No body bytes for idleMs: undici's body-timeout error, so it is classified and retried as before. */
+  idleTimeout(idleMs: number): void {
+    if (this.ended || this.abort === null) return;
+    this.abort(new errors.BodyTimeoutError(`no response data for ${idleMs} ms`));
+  }
+
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, _resume: () => void, _text: string): boolean {
     this.headersNs = native.nowNs();
     this.status = status;
@@ -872,6 +894,7 @@ class Exchange implements SseSink {
   onData(chunk: Buffer): boolean {
     if (this.ended) return true;
     if (this.status !== 200 || !this.d.cfg.stream) {
+      this.readNs = native.nowNs();
       this.bodyParts.push(keepable(chunk));
       return true;
     }

@@ -22,9 +22,24 @@
  * request a loop turn later and destroys a socket that answers unasked.
  * Body chunks handed to the handler are views of the shared buffer too: the
  * handler must consume or copy them before returning.
+ *
+ * Chunked bodies bypass undici's parser: for a streamed 200 response undici
+ * would make one buffer view and one handler call per chunk (a response
+ * written at once has a hundred in one read) and run its wasm parser and
+ * several JS layers per read. When a read starts a response with its whole
+ * header block, undici gets the header block alone; if the handler then
+ * asks for the body (`markBody` with a sink), the rest of this read and the
+ * next ones are de-chunked here (native, in place) and their payload goes to
+ * the sink in one piece per read. undici, still positioned right after the
+ * headers, gets the last chunk's line and what follows, and ends the
+ * response as usual (keep-alive, errors, the next request). Framing errors
+ * destroy the socket with undici's parser error. undici's body timeout does
+ * not see these reads: the adapter runs the idle-read timeout itself.
  */
 import net from 'node:net';
 import { buildConnector, errors } from 'undici';
+
+import { native } from '../binding.js';
 
 const READ_SIZE = 64 * 1024;
 
@@ -34,10 +49,33 @@ let shared: Buffer | null = null;
 /** The socket whose read is being parsed, so handler callbacks can mark its phase. */
 let reading: SocketState | null = null;
 
+/** Takes a bypassed body's payload: views of the shared buffer, valid during the call. */
+export interface BodySink {
+  onData(chunk: Buffer): boolean;
+}
+
 interface SocketState {
   inBody: boolean;
   chunk: Buffer | null;
+  /** undici is being given exactly a header block: a sink may take the body from here. */
+  atHeaderEnd: boolean;
+  /** Set while this socket's chunked body is decoded here. */
+  sink: BodySink | null;
+  /** The decoder's state (native/sse/dechunk.h). */
+  chunked: Int32Array;
 }
+
+// Slots of the decoder's state (native/sse/dechunk.h).
+const CH_OUT_START = 3;
+const CH_OUT_LEN = 4;
+const CH_LAST_START = 5;
+const CH_LAST_END = 6;
+const CH_ERROR = 7;
+const CH_SLOTS = 8;
+const CH_ERRORS = ['', 'invalid chunk size line', 'chunk data not followed by CRLF', 'chunk larger than 2 GiB'];
+const LAST_LINE = Buffer.from('0\r\n', 'latin1');
+// undici's own parser error (code HPE_<code>), whose constructor its types leave out.
+const ParserError = errors.HTTPParserError as unknown as new (message: string, code: string) => Error;
 
 const STATE = Symbol('reused-reads');
 
@@ -48,13 +86,37 @@ type ReusedSocket = net.Socket & { [STATE]: SocketState };
  * A response's headers were delivered: the next reads of this socket are body
  * bytes, unless the status is informational (1xx: another header block follows).
  */
-export function markBody(status: number): void {
-  if (reading !== null && status >= 200) reading.inBody = true;
+export function markBody(status: number, sink: BodySink | null = null): void {
+  const st = reading;
+  if (st === null || status < 200) return;
+  st.inBody = true;
+  if (sink !== null && st.atHeaderEnd) {
+    st.sink = sink;
+    st.chunked.fill(0);
+  }
 }
 
 /** A response ended (or failed): the next read may start a header block. */
 export function markIdle(): void {
-  if (reading !== null) reading.inBody = false;
+  if (reading !== null) {
+    reading.inBody = false;
+    reading.sink = null;
+  }
+}
+
+/** Whether a response's framing is chunked transfer coding alone (the bypass handles nothing else). */
+export function chunkedOnly(rawHeaders: readonly (Buffer | string)[] | null): boolean {
+  if (rawHeaders === null) return false;
+  let chunked = false;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === 14 && String(name).toLowerCase() === 'content-length') return false;
+    if (name.length === 17 && String(name).toLowerCase() === 'transfer-encoding') {
+      if (String(rawHeaders[i + 1]).trim().toLowerCase() !== 'chunked') return false;
+      chunked = true;
+    }
+  }
+  return chunked;
 }
 
 /** `chunk` itself, or a copy of it when it is a view of the shared read buffer. */
@@ -69,17 +131,70 @@ function startsFinalResponse(b: Buffer): boolean {
   return b.length > 12 && b[0] === 0x48 && b[4] === 0x2f && b[8] === 0x20 && b[9] >= 0x32 && b[9] <= 0x35;
 }
 
+const CHUNKED = Buffer.from('chunked', 'latin1');
+
 // Called by Node with the socket as `this`, synchronously from the read.
 function onRead(this: ReusedSocket, nread: number, buf: Buffer): void {
   const st = this[STATE];
   const view = buf.subarray(0, nread);
-  st.chunk = st.inBody || (startsFinalResponse(view) && view.indexOf(HEADER_END) >= 0) ? view : Buffer.from(view);
   reading = st; // reads never nest: libuv delivers them one at a time
   try {
-    this.emit('readable');
+    if (st.sink !== null) {
+      decodeBody(this, st, view);
+      return;
+    }
+    if (st.inBody || !startsFinalResponse(view)) {
+      feed(this, st, st.inBody ? view : Buffer.from(view));
+      return;
+    }
+    const end = view.indexOf(HEADER_END) + 4;
+    if (end < 4) {
+      feed(this, st, Buffer.from(view));
+      return;
+    }
+    if (view.lastIndexOf(CHUNKED, end - 4) < 0) {
+      feed(this, st, view);
+      return;
+    }
+    // The header block alone first: the handler may take the body.
+    st.atHeaderEnd = true;
+    feed(this, st, end === nread ? view : view.subarray(0, end));
+    st.atHeaderEnd = false;
+    if (end === nread || this.destroyed) return;
+    if (st.sink !== null) decodeBody(this, st, view.subarray(end));
+    else feed(this, st, view.subarray(end));
   } finally {
     reading = null;
     st.chunk = null;
+    st.atHeaderEnd = false;
+  }
+}
+
+/** Gives undici `bytes` (a view it may only use during the call, or a copy). */
+function feed(socket: ReusedSocket, st: SocketState, bytes: Buffer): void {
+  st.chunk = bytes;
+  socket.emit('readable');
+}
+
+/** A body read of a bypassed response: payload to the sink, the last chunk on to undici. */
+function decodeBody(socket: ReusedSocket, st: SocketState, bytes: Buffer): void {
+  const s = st.chunked;
+  native.dechunk(bytes, s);
+  const n = s[CH_OUT_LEN];
+  if (n > 0) {
+    const start = s[CH_OUT_START];
+    st.sink?.onData(bytes.subarray(start, start + n));
+    if (socket.destroyed) return; // the handler gave up on the request
+  }
+  if (s[CH_ERROR] !== 0) {
+    st.sink = null;
+    socket.destroy(new ParserError(`Response does not match the HTTP/1.1 protocol (${CH_ERRORS[s[CH_ERROR]]})`, 'INVALID_CHUNK_SIZE'));
+    return;
+  }
+  if (s[CH_LAST_END] >= 0) {
+    st.sink = null;
+    // A last-chunk line split over reads is rebuilt (its extensions dropped).
+    feed(socket, st, s[CH_LAST_START] >= 0 ? bytes.subarray(s[CH_LAST_START]) : Buffer.concat([LAST_LINE, bytes.subarray(s[CH_LAST_END])]));
   }
 }
 
@@ -113,7 +228,7 @@ export function reusedReadConnector(timeoutMs: number): Connector {
       keepAliveInitialDelay: 60_000,
       onread: { buffer: shared, callback: onRead as (n: number, b: Buffer) => boolean },
     }) as ReusedSocket;
-    socket[STATE] = { inBody: false, chunk: null };
+    socket[STATE] = { inBody: false, chunk: null, atHeaderEnd: false, sink: null, chunked: new Int32Array(CH_SLOTS) };
     socket.read = readLent as net.Socket['read'];
     let cb: typeof callback | null = callback;
     const timer =

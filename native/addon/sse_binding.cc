@@ -8,6 +8,7 @@
 #include <napi.h>
 
 #include "clock.h"
+#include "dechunk.h"
 #include "sse_binding.h"
 #include "sse_scan.h"
 
@@ -57,6 +58,28 @@ napi_value BodyScan(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// dechunk(buf, state Int32Array(kChSlotCount)): one body read of a chunked
+// response, its framing stripped in place (native/sse/dechunk.h).
+napi_value Dechunk(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value args[2];
+  napi_get_cb_info(env, info, &argc, args, nullptr, nullptr);
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = nullptr;
+  size_t slots = 0;
+  void* state = nullptr;
+  napi_typedarray_type state_type;
+  if (argc < 2 || napi_get_typedarray_info(env, args[0], &type, &length, &data, nullptr, nullptr) != napi_ok || type != napi_uint8_array ||
+      napi_get_typedarray_info(env, args[1], &state_type, &slots, &state, nullptr, nullptr) != napi_ok || state_type != napi_int32_array ||
+      slots < lgsse::kChSlotCount) {
+    napi_throw_type_error(env, nullptr, "dechunk(buf: Uint8Array, state: Int32Array(8))");
+    return nullptr;
+  }
+  lgsse::Dechunk(static_cast<uint8_t*>(data), length, static_cast<int32_t*>(state));
+  return nullptr;
+}
+
 }  // namespace
 
 void RegisterSse(Napi::Env env, Napi::Object exports) {
@@ -71,6 +94,8 @@ void RegisterSse(Napi::Env env, Napi::Object exports) {
   exports.Set("sseScan", Napi::Value(env, fn));
   napi_create_function(env, "bodyScan", NAPI_AUTO_LENGTH, BodyScan, nullptr, &fn);
   exports.Set("bodyScan", Napi::Value(env, fn));
+  napi_create_function(env, "dechunk", NAPI_AUTO_LENGTH, Dechunk, nullptr, &fn);
+  exports.Set("dechunk", Napi::Value(env, fn));
 }
 
 }  // namespace lgaddon
