@@ -10,6 +10,7 @@ import { createLlmSut } from '../../lib/index.js';
 import { native } from '../../lib/binding.js';
 import { chunkedOnly, keepable, markBody, markIdle, reusedReadConnector } from '../../lib/sut/reused-reads.js';
 import { accuracyRun, expectedIds, hexToInt32, idDataset, logPaths, readAccuracy, sim, track } from './helpers.js';
+import { rawHttpServer, type RawServer } from './raw-http-server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -59,32 +60,11 @@ function fetchVia(pool: Pool, path: string, offerSink = true): Promise<Got> {
   });
 }
 
-/** A raw HTTP server: `answer(sock, path, body)` writes each response's bytes itself. Counts connections. */
-async function listen(answer: (sock: net.Socket, path: string, body: string) => Promise<void> | void): Promise<{ url: string; connections: () => number }> {
-  let connections = 0;
-  const srv = net.createServer((sock) => {
-    connections++;
-    sock.setNoDelay(true);
-    let acc = Buffer.alloc(0);
-    let busy = Promise.resolve();
-    sock.on('error', () => {});
-    sock.on('data', (d) => {
-      acc = Buffer.concat([acc, d]);
-      for (;;) {
-        const end = acc.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = acc.subarray(0, end).toString('latin1');
-        const len = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-        if (acc.length < end + 4 + len) return;
-        const body = acc.subarray(end + 4, end + 4 + len).toString();
-        acc = acc.subarray(end + 4 + len);
-        busy = busy.then(() => answer(sock, head.split(' ')[1], body));
-      }
-    });
-  });
-  servers.push(srv);
-  const url = await new Promise<string>((r) => srv.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`)));
-  return { url, connections: () => connections };
+/** The raw server, closed after the test; `answer(sock, path, body)`. */
+async function listen(answer: (sock: net.Socket, path: string, body: string) => Promise<void> | void): Promise<RawServer> {
+  const raw = await rawHttpServer((sock, _method, path, body) => answer(sock, path, body));
+  servers.push(raw.server);
+  return raw;
 }
 
 const frame = (t: string) => `${Buffer.byteLength(t).toString(16)}\r\n${t}\r\n`;

@@ -6,6 +6,7 @@ import { Pool } from 'undici';
 import { createLlmSut } from '../../lib/index.js';
 import { keepable, markBody, markIdle, reusedReadConnector } from '../../lib/sut/reused-reads.js';
 import { accuracyRun, hexToInt32, idDataset, logPaths, readAccuracy, track } from './helpers.js';
+import { rawHttpServer } from './raw-http-server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -253,26 +254,6 @@ describe('reused read buffers', () => {
       }
     };
     const frame = (t: string) => `${Buffer.byteLength(t).toString(16)}\r\n${t}\r\n`;
-    const srv = net.createServer((sock) => {
-      sock.setNoDelay(true);
-      let acc = Buffer.alloc(0);
-      let busy = Promise.resolve();
-      sock.on('error', () => {});
-      sock.on('data', (d) => {
-        acc = Buffer.concat([acc, d]);
-        for (;;) {
-          const end = acc.indexOf('\r\n\r\n');
-          if (end < 0) return;
-          const head = acc.subarray(0, end).toString('latin1');
-          const len = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-          if (acc.length < end + 4 + len) return;
-          const body = acc.subarray(end + 4, end + 4 + len).toString();
-          acc = acc.subarray(end + 4 + len);
-          const [method, path] = head.split(' ');
-          busy = busy.then(() => answer(sock, method, path, body));
-        }
-      });
-    });
     const answer = async (sock: net.Socket, method: string, path: string, body: string) => {
       const json = (code: number, obj: unknown) => {
         const b = JSON.stringify(obj);
@@ -323,8 +304,8 @@ describe('reused read buffers', () => {
       const usage = { id: 'c', object: 'text_completion', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n } };
       sock.write(frame(`data: ${JSON.stringify(usage)}\n\ndata: [DONE]\n\n`) + '0\r\n\r\n');
     };
-    servers.push(srv);
-    const url = await new Promise<string>((r) => srv.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`)));
+    const { url, server } = await rawHttpServer(answer);
+    servers.push(server);
     const floodPool = new Pool(url, { connections: 1, connect: reusedReadConnector(2000) });
     const flood = fetchVia(floodPool, '/flood');
     try {
