@@ -56,8 +56,9 @@ describe('continuous batching', () => {
     // 6 chunks arrive as separate reads, about 20 ms apart.
     const tokenReads = r.reads.filter((x) => x.text.includes('"token_ids"'));
     expect(tokenReads.length).toBe(6);
-    const gaps = tokenReads.slice(1).map((x, i) => (x.ns - tokenReads[i]!.ns) / MS);
-    for (const g of gaps) expect(g).toBeGreaterThan(10);
+    // One late read shortens the gap after it, so the median is what is paced (a shared 2-core machine).
+    const gaps = tokenReads.slice(1).map((x, i) => (x.ns - tokenReads[i]!.ns) / MS).sort((a, b) => a - b);
+    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(10);
     const span = (tokenReads.at(-1)!.ns - tokenReads[0]!.ns) / MS;
     expect(span).toBeGreaterThan(5 * 20 * 0.9);
     expect(span).toBeLessThan(5 * 20 + 500);
