@@ -130,8 +130,14 @@ export interface NativeBinding {
   sseScan(buf: Uint8Array): number;
   /** Token ids and usage count of a whole single-choice non-streaming body, through sseState/sseIds (status 0 = found). */
   bodyScan(buf: Uint8Array): void;
-  /** One body read of a chunked response, its framing stripped in place (slots in native/sse/dechunk.h). */
-  dechunk(buf: Uint8Array, state: Int32Array): void;
+  /** sseScan of the read buffer's bytes [offset, offset + length) (see readBuffer). */
+  sseScanRead(offset: number, length: number): number;
+  /** Registers this thread's socket read buffer, into which dechunkRead's offsets point. */
+  readBuffer(buf: Uint8Array): void;
+  /** Bytes [offset, offset + length) of the read buffer: one body read of a chunked response, its framing stripped in place; state in dechunkState (slots in native/sse/dechunk.h). */
+  dechunkRead(offset: number, length: number): void;
+  /** This thread's de-chunker state. */
+  dechunkState: Int32Array;
   /** This thread's scanner state (slots in native/sse/sse_scan.h) and new-ids scratch. */
   sseState: Int32Array;
   sseIds: Int32Array;

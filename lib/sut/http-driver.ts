@@ -728,7 +728,7 @@ class Attempt {
 
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, resume: () => void, text: string): boolean {
     const current = this.x.generation === this.generation;
-    // A streamed answer's chunks come straight to onData, past undici's parser.
+    // A streamed answer's chunks come straight to onBody, past undici's parser.
     markBody(status, current && status === 200 && this.x.streamed && chunkedOnly(rawHeaders) ? this : null);
     if (current) return this.x.onHeaders(status, rawHeaders, resume, text);
     return true;
@@ -737,6 +737,10 @@ class Attempt {
   onData(chunk: Buffer): boolean {
     if (this.x.generation === this.generation) return this.x.onData(chunk);
     return true;
+  }
+
+  onBody(buf: Buffer, start: number, length: number): void {
+    if (this.x.generation === this.generation) this.x.onBody(buf, start, length);
   }
 
   onComplete(trailers: unknown): void {
@@ -899,7 +903,7 @@ class Exchange implements SseSink {
       return true;
     }
     if (this.fast) {
-      this.fastRead(chunk);
+      this.fastRead(chunk, 0, chunk.length, false);
       return true;
     }
     this.readNs = native.nowNs(); // one clock read per socket read, shared by its events
@@ -907,29 +911,40 @@ class Exchange implements SseSink {
     return true;
   }
 
+  /** A bypassed body read (reused-reads): bytes [start, start + length) of the thread's read buffer. */
+  onBody(buf: Buffer, start: number, length: number): void {
+    if (this.ended) return;
+    if (this.fast && this.status === 200 && this.d.cfg.stream) this.fastRead(buf, start, start + length, this.carry === null);
+    else this.onData(buf.subarray(start, start + length));
+  }
+
   // The native path (OpenAI-style streams with token ids): one native call
   // per read frames the events, appends the ids and returns the read's time;
   // events it does not decode (role chunks, errors, odd shapes) come back
   // here by position and go through the TypeScript decoders.
-  private fastRead(chunk: Buffer): void {
+  // `inReadBuffer`: buf is the thread's registered read buffer, scanned by
+  // offsets (no typed array to unwrap).
+  private fastRead(chunk: Buffer, start: number, end: number, inReadBuffer: boolean): void {
     let buf = chunk;
+    let off = start;
     if (this.carry !== null) {
-      buf = Buffer.concat([this.carry, chunk]);
+      buf = Buffer.concat([this.carry, chunk.subarray(start, end)]);
       this.carry = null;
+      off = 0;
+      end = buf.length;
+      inReadBuffer = false;
     }
     const fs = SSE_STATE;
     const st = this.st;
     const t = st.tokens;
-    let off = 0;
     while (!this.ended) {
-      const view = off === 0 ? buf : buf.subarray(off);
       // The scanner's state is per thread: load this stream's into it.
       fs[S_IDS_LEN] = 0;
       fs[S_SERVER_COUNT] = st.serverTokens;
       fs[S_FINISHED] = st.finishReason === null ? 0 : 1;
       fs[S_DONE] = 0;
       fs[S_CRLF] = this.crlf;
-      const now = native.sseScan(view);
+      const now = inReadBuffer ? native.sseScanRead(off, end - off) : native.sseScan(off === 0 && end === buf.length ? buf : buf.subarray(off, end));
       this.readNs = now;
       this.crlf = fs[S_CRLF];
       const fresh = fs[S_IDS_LEN];
@@ -965,7 +980,7 @@ class Exchange implements SseSink {
         off += consumed;
         continue;
       }
-      if (off + consumed < buf.length) this.carry = Buffer.from(buf.subarray(off + consumed));
+      if (off + consumed < end) this.carry = Buffer.from(buf.subarray(off + consumed, end));
       return;
     }
   }

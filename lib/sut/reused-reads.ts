@@ -30,7 +30,7 @@
  * header block, undici gets the header block alone; if the handler then
  * asks for the body (`markBody` with a sink), the rest of this read and the
  * next ones are de-chunked here (native, in place) and their payload goes to
- * the sink in one piece per read. undici, still positioned right after the
+ * the sink in one piece per read, as offsets into the read buffer. undici, still positioned right after the
  * headers, gets the last chunk's line and what follows, and ends the
  * response as usual (keep-alive, errors, the next request). Framing errors
  * destroy the socket with undici's parser error. undici's body timeout does
@@ -49,9 +49,13 @@ let shared: Buffer | null = null;
 /** The socket whose read is being parsed, so handler callbacks can mark its phase. */
 let reading: SocketState | null = null;
 
-/** Takes a bypassed body's payload: views of the shared buffer, valid during the call. */
+/**
+ * Takes a bypassed body's payload: bytes [start, start + length) of `buf`,
+ * this thread's read buffer (registered with native.readBuffer, so native
+ * scanners can take the offsets alone), valid during the call.
+ */
 export interface BodySink {
-  onData(chunk: Buffer): boolean;
+  onBody(buf: Buffer, start: number, length: number): void;
 }
 
 interface SocketState {
@@ -61,17 +65,23 @@ interface SocketState {
   atHeaderEnd: boolean;
   /** Set while this socket's chunked body is decoded here. */
   sink: BodySink | null;
-  /** The decoder's state (native/sse/dechunk.h). */
-  chunked: Int32Array;
+  /** The decoder's state between reads (phase, value, digits: native/sse/dechunk.h). */
+  chPhase: number;
+  chValue: number;
+  chDigits: number;
 }
 
-// Slots of the decoder's state (native/sse/dechunk.h).
+// Slots of the decoder's state (native/sse/dechunk.h), one Int32Array per
+// thread: each socket keeps the first three between its reads.
+const CH = native.dechunkState;
+const CH_PHASE = 0;
+const CH_VALUE = 1;
+const CH_DIGITS = 2;
 const CH_OUT_START = 3;
 const CH_OUT_LEN = 4;
 const CH_LAST_START = 5;
 const CH_LAST_END = 6;
 const CH_ERROR = 7;
-const CH_SLOTS = 8;
 const CH_ERRORS = ['', 'invalid chunk size line', 'chunk data not followed by CRLF', 'chunk larger than 2 GiB'];
 const LAST_LINE = Buffer.from('0\r\n', 'latin1');
 // undici's own parser error (code HPE_<code>), whose constructor its types leave out.
@@ -92,7 +102,9 @@ export function markBody(status: number, sink: BodySink | null = null): void {
   st.inBody = true;
   if (sink !== null && st.atHeaderEnd) {
     st.sink = sink;
-    st.chunked.fill(0);
+    st.chPhase = 0;
+    st.chValue = 0;
+    st.chDigits = 0;
   }
 }
 
@@ -136,13 +148,13 @@ const CHUNKED = Buffer.from('chunked', 'latin1');
 // Called by Node with the socket as `this`, synchronously from the read.
 function onRead(this: ReusedSocket, nread: number, buf: Buffer): void {
   const st = this[STATE];
-  const view = buf.subarray(0, nread);
   reading = st; // reads never nest: libuv delivers them one at a time
   try {
     if (st.sink !== null) {
-      decodeBody(this, st, view);
+      decodeBody(this, st, 0, nread);
       return;
     }
+    const view = buf.subarray(0, nread);
     if (st.inBody || !startsFinalResponse(view)) {
       feed(this, st, st.inBody ? view : Buffer.from(view));
       return;
@@ -161,7 +173,7 @@ function onRead(this: ReusedSocket, nread: number, buf: Buffer): void {
     feed(this, st, end === nread ? view : view.subarray(0, end));
     st.atHeaderEnd = false;
     if (end === nread || this.destroyed) return;
-    if (st.sink !== null) decodeBody(this, st, view.subarray(end));
+    if (st.sink !== null) decodeBody(this, st, end, nread - end);
     else feed(this, st, view.subarray(end));
   } finally {
     reading = null;
@@ -176,25 +188,38 @@ function feed(socket: ReusedSocket, st: SocketState, bytes: Buffer): void {
   socket.emit('readable');
 }
 
-/** A body read of a bypassed response: payload to the sink, the last chunk on to undici. */
-function decodeBody(socket: ReusedSocket, st: SocketState, bytes: Buffer): void {
-  const s = st.chunked;
-  native.dechunk(bytes, s);
-  const n = s[CH_OUT_LEN];
+/**
+ * A body read of a bypassed response, bytes [offset, offset + length) of the
+ * shared buffer: payload to the sink, the last chunk on to undici.
+ */
+function decodeBody(socket: ReusedSocket, st: SocketState, offset: number, length: number): void {
+  const buf = shared as Buffer;
+  CH[CH_PHASE] = st.chPhase;
+  CH[CH_VALUE] = st.chValue;
+  CH[CH_DIGITS] = st.chDigits;
+  native.dechunkRead(offset, length);
+  st.chPhase = CH[CH_PHASE];
+  st.chValue = CH[CH_VALUE];
+  st.chDigits = CH[CH_DIGITS];
+  const n = CH[CH_OUT_LEN];
+  const error = CH[CH_ERROR];
+  const lastStart = CH[CH_LAST_START];
+  const lastEnd = CH[CH_LAST_END];
   if (n > 0) {
-    const start = s[CH_OUT_START];
-    st.sink?.onData(bytes.subarray(start, start + n));
+    const start = offset + CH[CH_OUT_START];
+    st.sink?.onBody(buf, start, n);
     if (socket.destroyed) return; // the handler gave up on the request
   }
-  if (s[CH_ERROR] !== 0) {
+  if (error !== 0) {
     st.sink = null;
-    socket.destroy(new ParserError(`Response does not match the HTTP/1.1 protocol (${CH_ERRORS[s[CH_ERROR]]})`, 'INVALID_CHUNK_SIZE'));
+    socket.destroy(new ParserError(`Response does not match the HTTP/1.1 protocol (${CH_ERRORS[error]})`, 'INVALID_CHUNK_SIZE'));
     return;
   }
-  if (s[CH_LAST_END] >= 0) {
+  if (lastEnd >= 0) {
     st.sink = null;
+    const end = offset + length;
     // A last-chunk line split over reads is rebuilt (its extensions dropped).
-    feed(socket, st, s[CH_LAST_START] >= 0 ? bytes.subarray(s[CH_LAST_START]) : Buffer.concat([LAST_LINE, bytes.subarray(s[CH_LAST_END])]));
+    feed(socket, st, lastStart >= 0 ? buf.subarray(offset + lastStart, end) : Buffer.concat([LAST_LINE, buf.subarray(offset + lastEnd, end)]));
   }
 }
 
@@ -216,7 +241,10 @@ export function reusedReadConnector(timeoutMs: number): Connector {
   const fallback = buildConnector({ timeout: timeoutMs });
   return (opts, callback) => {
     if (opts.protocol !== 'http:') return fallback(opts, callback);
-    if (shared === null) shared = Buffer.allocUnsafe(READ_SIZE);
+    if (shared === null) {
+      shared = Buffer.allocUnsafe(READ_SIZE);
+      native.readBuffer(shared);
+    }
     const host = opts.hostname; // undici has taken the brackets off an IPv6 literal
     const port = Number(opts.port) || 80;
     const socket = net.connect({
@@ -228,7 +256,7 @@ export function reusedReadConnector(timeoutMs: number): Connector {
       keepAliveInitialDelay: 60_000,
       onread: { buffer: shared, callback: onRead as (n: number, b: Buffer) => boolean },
     }) as ReusedSocket;
-    socket[STATE] = { inBody: false, chunk: null, atHeaderEnd: false, sink: null, chunked: new Int32Array(CH_SLOTS) };
+    socket[STATE] = { inBody: false, chunk: null, atHeaderEnd: false, sink: null, chPhase: 0, chValue: 0, chDigits: 0 };
     socket.read = readLent as net.Socket['read'];
     let cb: typeof callback | null = callback;
     const timer =

@@ -40,7 +40,7 @@ function fetchVia(pool: Pool, path: string, offerSink = true): Promise<Got> {
         onConnect() {},
         onHeaders(s: number, raw: Buffer[] | null) {
           status = s;
-          markBody(s, offerSink && s === 200 && chunkedOnly(raw) ? { onData: (c: Buffer) => (sink.push(Buffer.from(c)), true) } : null);
+          markBody(s, offerSink && s === 200 && chunkedOnly(raw) ? { onBody: (b: Buffer, start: number, n: number) => sink.push(Buffer.from(b.subarray(start, start + n))) } : null);
           return true;
         },
         onData(chunk: Buffer) {
@@ -178,7 +178,7 @@ describe('the adapter with bypassed bodies', () => {
     ['vllm', 'completions'],
     ['sglang', 'generate'],
   ] as const)('%s simulator (%s), streams paced and written at once, one and four tokens a chunk: every id in the accuracy log, decoded by the native de-chunker', async (flavor, api) => {
-    const spy = vi.spyOn(native, 'dechunk');
+    const spy = vi.spyOn(native, 'dechunkRead');
     for (const [tokensPerChunk, decodeStepNs] of [
       [1, 2e6],
       [4, 0],
@@ -194,6 +194,51 @@ describe('the adapter with bypassed bodies', () => {
       await llm.close();
     }
     expect(spy.mock.calls.length).toBeGreaterThan(16);
+  });
+
+  test('chat through the bypass: a role chunk handed back to the TypeScript decoders, events cut across chunks and reads, ids whole in the accuracy log', async () => {
+    const chunk = (ids: number[], finish: string | null) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: 'x' }, logprobs: null, finish_reason: finish, token_ids: ids }] })}\n\n`;
+    const role = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] })}\n\n`;
+    const usage = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })}\n\n`;
+    const { url } = await listen(async (sock, path, body) => {
+      if (path !== '/v1/chat/completions') {
+        const b = path === '/v1/models' ? JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }) : '{}';
+        sock.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${b.length}\r\n\r\n${b}`);
+        return;
+      }
+      const base = 700 + 10 * Number((JSON.parse(body) as { messages: { content: string }[] }).messages[0].content.slice(-1));
+      const one = chunk([base], null);
+      const half = one.length >> 1;
+      // role | first event split over two chunks | two events in one chunk | last event, usage, [DONE] and the last chunk
+      const text = HEAD + frame(role) + frame(one.slice(0, half)) + frame(one.slice(half)) + frame(chunk([base + 1], null) + chunk([base + 2, base + 3], null)) + frame(chunk([base + 4], 'length') + usage + 'data: [DONE]\n\n') + '0\r\n\r\n';
+      // The first read holds the headers, the role chunk and a size line's start (so the role
+      // event is handed back from inside the read buffer); then cuts inside the split event's
+      // chunks, inside a size line and inside the last chunk's line.
+      const at = (needle: string, from = 0) => text.indexOf(needle, from);
+      const second = at(one.slice(half));
+      await writeCut(sock, text, [HEAD.length + frame(role).length + 5, second - 3, second + 9, at('data: [DONE]') + 4, text.length - 4]);
+    });
+    const llm = track(
+      await createLlmSut({
+        endpoints: [url],
+        dataset: { name: 'chat', size: 3, prompt: (i) => ({ messages: [{ role: 'user', content: `say ${i}` }], maxTokens: 5 }) },
+        backend: 'vllm',
+        api: 'chat',
+        model: 'm',
+        capabilities: { tokenSource: 'token_ids' },
+        workers: 0,
+        onWarning: () => {},
+      }),
+    );
+    const spy = vi.spyOn(native, 'sseScanRead');
+    const { outdir } = await accuracyRun(llm);
+    const report = await llm.report();
+    expect(report.samples.failed).toBe(0);
+    const byIndex = new Map(readAccuracy(logPaths(outdir).accuracy).map((e) => [e.qsl_idx, hexToInt32(e.data)]));
+    for (const i of [0, 1, 2]) expect(byIndex.get(i)).toEqual([0, 1, 2, 3, 4].map((k) => 700 + 10 * i + k));
+    expect(spy).toHaveBeenCalled(); // scanned in the read buffer, by offsets
+    await llm.close();
   });
 
   test('a stream longer than the idle timeout whose chunks keep coming is not cut; a stall is, as idle-timeout, retried before the first token', async () => {
