@@ -252,7 +252,8 @@ class SampleFifo {
 export class HttpDriver {
   private readonly pools: Pool[];
   private readonly free: Exchange[] = [];
-  private readonly active = new Set<Exchange>();
+  /** Exchanges with an attempt out; each knows its index (activeSlot) for a removal without hashing. */
+  private readonly active: Exchange[] = [];
   private readonly waiting = new Fifo<Exchange>(); // begun (retries, batches), to send when a slot frees
   private readonly fresh = new SampleFifo(); // never sent, behind `waiting`
   private readonly retrying = new Set<Exchange>(); // backing off before a retry
@@ -345,7 +346,7 @@ export class HttpDriver {
   }
 
   get inFlight(): number {
-    return this.active.size + this.waiting.length + this.fresh.length + this.retrying.size;
+    return this.active.length + this.waiting.length + this.fresh.length + this.retrying.size;
   }
 
   /**
@@ -518,7 +519,7 @@ export class HttpDriver {
       this.epStats[k].retries++;
       this.retried++;
     }
-    this.active.add(x);
+    this.addActive(x);
     this.unsent++;
     x.unsent = true;
     const body = x.batchIds ? this.batchBody(x) : this.bodies!.body(x.index);
@@ -534,6 +535,23 @@ export class HttpDriver {
     }
   }
 
+  private addActive(x: Exchange): void {
+    if (x.activeSlot >= 0) return;
+    x.activeSlot = this.active.length;
+    this.active.push(x);
+  }
+
+  private removeActive(x: Exchange): void {
+    const i = x.activeSlot;
+    if (i < 0) return;
+    const last = this.active.pop() as Exchange;
+    if (last !== x) {
+      this.active[i] = last;
+      last.activeSlot = i;
+    }
+    x.activeSlot = -1;
+  }
+
   private batchBody(x: Exchange): Buffer {
     const store = this.bodies!;
     return buildBatchBody(x.batchIndices!.map((i) => store.entry(i)));
@@ -542,7 +560,7 @@ export class HttpDriver {
   /** The exchange has ended (completed or failed): free its slot and recycle it. */
   finished(x: Exchange): void {
     x.generation++;
-    this.active.delete(x);
+    this.removeActive(x);
     this.free.push(x);
     if (this.waiting.length > 0 || this.fresh.length > 0) this.drainBacklog();
     if (this.inFlight === 0 && this.idleWaiters.length > 0) {
@@ -573,7 +591,7 @@ export class HttpDriver {
     let delay = Math.random() * exp; // full jitter
     if (f.retryAfterMs > 0) delay = Math.max(delay, Math.min(f.retryAfterMs, this.cfg.maxDelayMs));
     x.generation++;
-    this.active.delete(x);
+    this.removeActive(x);
     this.retrying.add(x); // counted as in flight while it waits
     x.retryTimer = setTimeout(() => {
       x.retryTimer = null;
@@ -685,9 +703,16 @@ export class HttpDriver {
     if (this.inFlight === 0) return;
     const now = native.nowNs();
     const idleNs = this.cfg.idleMs * 1e6;
-    for (const x of this.active) {
+    // An exchange that ends here swaps the last one into its index, or is
+    // reused at once for a sample from the backlog (a parked sample may be
+    // past its deadline already): then that index is looked at again.
+    // Samples sent meanwhile are appended and looked at too.
+    for (let i = 0; i < this.active.length; ) {
+      const x = this.active[i];
+      const generation = x.generation;
       if (now > x.deadlineNs) x.abortNow(`no answer within the ${this.cfg.totalMs} ms deadline`, 'deadline');
       else if (x.headersNs > 0 && now - x.lastReadNs > idleNs) x.idleTimeout(this.cfg.idleMs);
+      if (this.active[i] === x && x.generation === generation) i++;
     }
     const expired: Exchange[] = [];
     for (const x of this.retrying) if (now > x.deadlineNs) expired.push(x);
@@ -757,6 +782,8 @@ class Attempt {
 /** One sample's (or batch's) request, across its attempts. Pooled. */
 class Exchange implements SseSink {
   generation = 0;
+  /** Index in the driver's active list, -1 when not there. */
+  activeSlot = -1;
   id = 0;
   index = 0;
   batchIds: number[] | null = null;
