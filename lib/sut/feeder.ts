@@ -32,6 +32,9 @@ export class Feeder {
 
   /** Sends the partial batches (end of a hand-over). */
   flush(): void {
+    // Called after every hand-over; clear() on an empty map would still
+    // allocate a new table each time (and it outlives a scavenge).
+    if (this.groups.size === 0) return;
     for (const g of this.groups.values()) {
       if (g.ids.length === 1) this.driver.submit(g.ids[0], g.indices[0]);
       else this.driver.submitBatch(g.ids, g.indices);

@@ -296,9 +296,11 @@ export class HttpDriver {
           pipelining: 1,
           keepAliveTimeout: 60_000,
           keepAliveMaxTimeout: 600_000,
-          headersTimeout: cfg.firstByteMs,
-          // The idle-read timeout is ours (checkDeadlines): bypassed chunked
-          // bodies (reused-reads.ts) never reach undici's body timer.
+          // The first-byte and idle-read timeouts are ours (checkDeadlines):
+          // bypassed chunked bodies (reused-reads.ts) never reach undici's
+          // body timer, and its headers timer cost a timer object per
+          // request that lived past a scavenge (cleared lazily).
+          headersTimeout: 0,
           bodyTimeout: 0,
           connect: reusedReadConnector(cfg.connectMs),
         }),
@@ -308,8 +310,8 @@ export class HttpDriver {
     this.timingErrors = cfg.recordTimings ? [] : null;
     this.headerList = ['content-type', 'application/json'];
     for (const [k, v] of Object.entries(cfg.headers)) this.headerList.push(k, v);
-    // Often enough for the idle-read timeout to fire within a quarter of it late.
-    this.sweep = setInterval(() => this.checkDeadlines(), Math.max(10, Math.min(200, cfg.idleMs / 4)));
+    // Often enough for the first-byte and idle-read timeouts to fire within a quarter of them late.
+    this.sweep = setInterval(() => this.checkDeadlines(), Math.max(10, Math.min(200, Math.min(cfg.firstByteMs, cfg.idleMs) / 4)));
     this.sweep.unref();
     this.journal = cfg.journal ? new JournalWriter(cfg.journal) : null;
     this.counters = cfg.counters ? new Int32Array(cfg.counters) : null;
@@ -703,6 +705,7 @@ export class HttpDriver {
     if (this.inFlight === 0) return;
     const now = native.nowNs();
     const idleNs = this.cfg.idleMs * 1e6;
+    const firstByteNs = this.cfg.firstByteMs * 1e6;
     // An exchange that ends here swaps the last one into its index, or is
     // reused at once for a sample from the backlog (a parked sample may be
     // past its deadline already): then that index is looked at again.
@@ -711,7 +714,9 @@ export class HttpDriver {
       const x = this.active[i];
       const generation = x.generation;
       if (now > x.deadlineNs) x.abortNow(`no answer within the ${this.cfg.totalMs} ms deadline`, 'deadline');
-      else if (x.headersNs > 0 && now - x.lastReadNs > idleNs) x.idleTimeout(this.cfg.idleMs);
+      else if (x.headersNs > 0) {
+        if (now - x.lastReadNs > idleNs) x.idleTimeout(this.cfg.idleMs);
+      } else if (!x.unsent && now - x.sentNs > firstByteNs) x.firstByteTimeout(this.cfg.firstByteMs);
       if (this.active[i] === x && x.generation === generation) i++;
     }
     const expired: Exchange[] = [];
@@ -900,6 +905,12 @@ class Exchange implements SseSink {
   /** When the body last made progress (headers, then each read). */
   get lastReadNs(): number {
     return this.readNs > this.headersNs ? this.readNs : this.headersNs;
+  }
+
+  /** No response headers within firstByteMs of the request's write: undici's headers-timeout error (classified, retried). */
+  firstByteTimeout(ms: number): void {
+    if (this.ended || this.abort === null) return;
+    this.abort(new errors.HeadersTimeoutError(`no response headers within ${ms} ms of the request`));
   }
 
   /** No body bytes for idleMs: undici's body-timeout error, so it is classified and retried as before. */

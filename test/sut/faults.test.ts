@@ -86,6 +86,13 @@ describe.each(APIS)('%s %s', (flavor, api) => {
     expect(report.samples.retried).toBe(1);
   });
 
+  test('slow headers within the first-byte timeout are waited for, not cut', async () => {
+    const { report } = await runWith(flavor, api, [{ kind: 'slow-headers', ms: 200, count: 2 }]);
+    expect(report.samples.failed).toBe(0);
+    expect(report.samples.retried).toBe(0);
+    expect(report.endpoints[0].errorKinds['first-byte-timeout']).toBeUndefined();
+  });
+
   test('a malformed chunk after the first token fails the sample; the process does not crash', async () => {
     const { report } = await runWith(flavor, api, [{ kind: 'malformed-chunk', afterTokens: 2, count: 1 }]);
     expect(report.samples.failed).toBe(1);
