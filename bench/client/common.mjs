@@ -14,7 +14,7 @@
 //                                 run.mjs uses it for paced runs so that streams do
 //                                 not all start and end on the same tick
 // and prints exactly one JSON line on stdout (see resultLine()).
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 export function parseArgs(argv = process.argv.slice(2)) {
@@ -205,4 +205,23 @@ export function startLoops(n, rampS, startOne) {
 // The JSON result line: one line, these fields (harness.mjs must print the same).
 export function resultLine(r) {
   return JSON.stringify(r);
+}
+
+// Host steal time (Linux /proc/stat): CPU time the hypervisor gave to other
+// guests while this VM wanted it. On a shared VM it arrives as stalls of
+// several ms, which land in every client's latency tail whatever it does,
+// so the benches report it next to their tails. null where unavailable.
+export function cpuTimes() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    return { steal: f[7], total: f.reduce((a, b) => a + b, 0) };
+  } catch {
+    return null;
+  }
+}
+
+/** Steal as a % of all CPU time between two cpuTimes() snapshots. */
+export function stealPct(a, b) {
+  if (a === null || b === null || b.total <= a.total) return null;
+  return ((b.steal - a.steal) / (b.total - a.total)) * 100;
 }

@@ -25,6 +25,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { cpuTimes, stealPct } from './common.mjs';
+
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 // ─── measureTtftError ───────────────────────────────────────────────────────
@@ -331,22 +333,22 @@ const fk = (x) => (x === null || x === undefined ? '–' : x >= 1e4 ? `${(x / 1e
 function printTable(rows) {
   const lines = [];
   lines.push(
-    '| client | mode | conc | pacing | req/s | events/s | µs CPU/event | µs CPU/req | client CPU % | req/CPU-s | events/CPU-s | mean TTFT ms | TTFT err p50/p99 ms | errors |',
+    '| client | mode | conc | pacing | req/s | events/s | µs CPU/event | µs CPU/req | client CPU % | req/CPU-s | events/CPU-s | mean TTFT ms | TTFT err p50/p99 ms | errors | host steal % |',
   );
-  lines.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
     const r = row.result;
     const pacing = row.cfg.pacedMs ? `${row.cfg.pacedMs} ms` : 'at once';
     const head = `| ${row.client} | ${row.cfg.mode} | ${row.cfg.concurrency} | ${pacing} |`;
     if (!r || r.skipped || r.error) {
-      lines.push(`${head} ${r?.skipped ? 'skipped: ' + r.skipped : 'error: ' + String(r?.error).slice(0, 80)} |||||||||`);
+      lines.push(`${head} ${r?.skipped ? 'skipped: ' + r.skipped : 'error: ' + String(r?.error).slice(0, 80)} ||||||||||`);
       continue;
     }
     const te = row.ttftError?.error;
     lines.push(
       `${head} ${f(r.req_s, 0)} | ${fk(r.events_s)} | ${f(r.us_cpu_per_event, 2)} | ${f(r.us_cpu_per_req, 1)} | ${f(r.cpu_pct, 0)} | ${fk(
         r.req_per_cpu_s,
-      )} | ${fk(r.events_per_cpu_s)} | ${row.cfg.stream ? f(r.ttft_ms?.mean, 1) : '–'} | ${te ? `${f(te.p50, 2)} / ${f(te.p99, 2)}` : '–'} | ${r.errors + (r.token_mismatches || 0)} |`,
+      )} | ${fk(r.events_per_cpu_s)} | ${row.cfg.stream ? f(r.ttft_ms?.mean, 1) : '–'} | ${te ? `${f(te.p50, 2)} / ${f(te.p99, 2)}` : '–'} | ${r.errors + (r.token_mismatches || 0)} | ${f(row.stealPct, 1)} |`,
     );
   }
   return lines.join('\n');
@@ -411,10 +413,12 @@ async function main() {
           continue;
         }
         const srv = await startServer(cfg.tokens, cfg.pacedMs, o.framing);
+        const host0 = cpuTimes();
         try {
           const ttftFile = o.ttftError && cfg.stream && cfg.pacedMs ? join(tmp, `${client.name}-${rows.length}.json`) : null;
           const res = await runClient(client, srv.base, cfg, o, ttftFile);
           row.result = derive(res);
+          row.stealPct = stealPct(host0, cpuTimes());
           if (res?.skipped && client.name === 'harness') harnessSkipped = res.skipped;
           row.server = await srv.get('/_stats').catch((e) => ({ error: String(e) }));
           if (ttftFile && existsSync(ttftFile)) {
@@ -433,7 +437,8 @@ async function main() {
               : r?.error
                 ? `ERROR ${r.error.slice(0, 200)}`
                 : `${f(r.req_s, 0)} req/s ${fk(r.events_s)} ev/s ${f(r.us_cpu_per_event, 2)} µs/ev ${f(r.us_cpu_per_req, 1)} µs/req cpu ${f(r.cpu_pct, 0)}%` +
-                  (row.ttftError?.error ? ` ttft-err p50 ${f(row.ttftError.error.p50, 2)} p99 ${f(row.ttftError.error.p99, 2)} ms` : '')) +
+                  (row.ttftError?.error ? ` ttft-err p50 ${f(row.ttftError.error.p50, 2)} p99 ${f(row.ttftError.error.p99, 2)} ms` : '') +
+                  ` steal ${f(row.stealPct, 1)}%`) +
             '\n',
         );
       }

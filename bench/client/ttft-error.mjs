@@ -30,6 +30,8 @@
 //    the server's TTFT for the same request (first token written − request
 //    read), matched by x-request-id.
 //    error = harness TTFT − server TTFT. All clocks are CLOCK_MONOTONIC.
+// Host steal % (/proc/stat) per run: on a shared VM the hypervisor's stalls
+// land in the tail whatever the harness does.
 // Prints a markdown table and writes bench/client/results/ttft-<time>.json.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +39,7 @@ import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { cpuTimes, stealPct } from './common.mjs';
 import { measureTtftError } from './run.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -179,24 +182,26 @@ async function main() {
       const qps = Math.max(1, Math.round(capacity * fr));
       const file = join(tmp, `ttft-${fr}.json`);
       const cpu0 = processCpuS(sim.pid);
+      const host0 = cpuTimes();
       const t0 = performance.now();
       const r = await harness(sim, o, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(qps), '--ttft-out', file]);
       // Over the whole harness process's life (start-up and warm-up included): an upper bound for the window.
       const serverCpuPct = cpu0 === null ? null : ((processCpuS(sim.pid) - cpu0) / ((performance.now() - t0) / 1e3)) * 100;
+      const steal = stealPct(host0, cpuTimes());
       const truth = await sim.records();
       const err = measureTtftError(JSON.parse(readFileSync(file, 'utf8')), truth);
-      rows.push({ fraction: fr, targetQps: qps, harness: r, error: err, serverCpuPct });
+      rows.push({ fraction: fr, targetQps: qps, harness: r, error: err, serverCpuPct, stealPct: steal });
       process.stdout.write(
         `  ${(fr * 100).toFixed(0)}% (${qps} QPS): n ${err.n}, error p50 ${f(err.error?.p50, 3)} ms p99 ${f(err.error?.p99, 3)} ms ` +
-          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, server CPU ${f(serverCpuPct, 0)}%, errors ${r.errors}\n`,
+          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, server CPU ${f(serverCpuPct, 0)}%, host steal ${f(steal, 1)}%, errors ${r.errors}\n`,
       );
     }
     const table = [
-      '| load | target QPS | samples | TTFT error p50 (ms) | p99 (ms) | send side p99 | receive side p99 | simulator TTFT p50 (ms) | harness CPU % | server CPU % |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| load | target QPS | samples | TTFT error p50 (ms) | p99 (ms) | send side p99 | receive side p99 | simulator TTFT p50 (ms) | harness CPU % | server CPU % | host steal % |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (x) =>
-          `| ${(x.fraction * 100).toFixed(0)}% | ${x.targetQps} | ${x.error.n} | ${f(x.error.error?.p50, 3)} | ${f(x.error.error?.p99, 3)} | ${f(x.error.send?.p99, 3)} | ${f(x.error.recv?.p99, 3)} | ${f(x.error.serverTtft?.p50, 2)} | ${f((x.harness.cpu_s / x.harness.wall_s) * 100, 0)} | ${f(x.serverCpuPct, 0)} |`,
+          `| ${(x.fraction * 100).toFixed(0)}% | ${x.targetQps} | ${x.error.n} | ${f(x.error.error?.p50, 3)} | ${f(x.error.error?.p99, 3)} | ${f(x.error.send?.p99, 3)} | ${f(x.error.recv?.p99, 3)} | ${f(x.error.serverTtft?.p50, 2)} | ${f((x.harness.cpu_s / x.harness.wall_s) * 100, 0)} | ${f(x.serverCpuPct, 0)} | ${f(x.stealPct, 1)} |`,
       ),
     ].join('\n');
     process.stdout.write(`\n${table}\n`);
