@@ -47,6 +47,8 @@ export interface DriverConfig {
   maxRetries: number;
   baseDelayMs: number;
   maxDelayMs: number;
+  /** No endpoint healthy for this long: waiting samples fail (0 = never). */
+  giveUpMs: number;
   recordTimings: boolean;
   /** Failed samples written to the detail log one by one (then only counted). */
   maxErrorLines: number;
@@ -725,6 +727,16 @@ export class HttpDriver {
     // Parked samples are in submission order: only the oldest can have expired.
     const totalNs = this.cfg.totalMs * 1e6;
     const parked = this.takeParked((at) => now > at + totalNs);
+    // Every circuit open for giveUpMs (each probe since has failed): what
+    // waits for an endpoint would only fail at its total deadline, so it
+    // fails now. New samples still probe when a cooldown ends.
+    const down = this.cfg.giveUpMs > 0 ? this.router.noneHealthyForMs() : 0;
+    const stranded: Exchange[] = [];
+    let strandedParked: number[] = [];
+    if (down > this.cfg.giveUpMs && this.cfg.giveUpMs > 0) {
+      if (this.waiting.length > 0) this.waiting.removeIf(() => true, stranded);
+      strandedParked = this.takeParked(() => true);
+    }
     const deadline: Failure = { kind: 'deadline', message: `no endpoint could take the sample within the ${this.cfg.totalMs} ms deadline`, retryable: false, endpointFault: false, retryAfterMs: 0 };
     for (const x of expired) {
       this.retrying.delete(x);
@@ -733,6 +745,17 @@ export class HttpDriver {
       x.fail(deadline);
     }
     this.failParked(parked, deadline);
+    if (stranded.length > 0 || strandedParked.length > 0) {
+      const f: Failure = {
+        kind: 'no-healthy-endpoint',
+        message: `no endpoint has been healthy for ${(down / 1000).toFixed(1)} s (every circuit open, every probe failed; breaker.giveUpMs ${this.cfg.giveUpMs})`,
+        retryable: false,
+        endpointFault: false,
+        retryAfterMs: 0,
+      };
+      for (const x of stranded) x.fail(f);
+      this.failParked(strandedParked, f);
+    }
   }
 }
 

@@ -200,6 +200,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     maxRetries: positiveInt('retry.maxRetries', r.maxRetries ?? 3, 0),
     baseDelayMs: positiveMs('retry.baseDelayMs', r.baseDelayMs, 100),
     maxDelayMs: positiveMs('retry.maxDelayMs', r.maxDelayMs, 5_000),
+    giveUpMs: b.giveUpMs === 0 ? 0 : positiveMs('breaker.giveUpMs', b.giveUpMs, 60_000),
     recordTimings: options.recordTimings === true,
     maxErrorLines: 1000,
     maxUnsent: 128,

@@ -13,6 +13,10 @@ const I_STRIDE = 8;
 const F_WEIGHT = 0;
 const F_OPENED_AT = 1; // Date.now() ms
 const F_STRIDE = 2;
+// After the per-endpoint floats: since when (Date.now() ms) no circuit has
+// been closed, 0 while one is.
+const G_NONE_CLOSED_SINCE = 0;
+const G_FLOATS = 1;
 
 export const CLOSED = 0;
 export const OPEN = 1;
@@ -36,18 +40,20 @@ export class Router {
   readonly count: number;
   private readonly threshold: number;
   private readonly cooldownMs: number;
+  private readonly g: number; // index of the global floats
 
   constructor(readonly shared: SharedRouting) {
     this.i = new Int32Array(shared.ints);
     this.f = new Float64Array(shared.floats);
     this.count = this.i.length / I_STRIDE;
+    this.g = this.count * F_STRIDE;
     this.threshold = shared.failureThreshold;
     this.cooldownMs = shared.cooldownMs;
   }
 
   static create(endpoints: readonly { weight: number; maxInFlight: number }[], failureThreshold: number, cooldownMs: number): Router {
     const ints = new SharedArrayBuffer(endpoints.length * I_STRIDE * 4);
-    const floats = new SharedArrayBuffer(endpoints.length * F_STRIDE * 8);
+    const floats = new SharedArrayBuffer((endpoints.length * F_STRIDE + G_FLOATS) * 8);
     const r = new Router({ ints, floats, failureThreshold, cooldownMs });
     endpoints.forEach((e, k) => {
       r.i[k * I_STRIDE + I_CAP] = e.maxInFlight;
@@ -111,6 +117,7 @@ export class Router {
     const base = k * I_STRIDE;
     if (this.i[base + I_FAILURES] !== 0) Atomics.store(this.i, base + I_FAILURES, 0);
     if (Atomics.load(this.i, base + I_STATE) !== CLOSED) Atomics.store(this.i, base + I_STATE, CLOSED);
+    if (this.f[this.g + G_NONE_CLOSED_SINCE] !== 0) this.f[this.g + G_NONE_CLOSED_SINCE] = 0;
   }
 
   /** A request to endpoint k failed at the endpoint (connection, 5xx, 429, timeout). Returns true if the circuit opened. */
@@ -120,12 +127,25 @@ export class Router {
     const state = Atomics.load(this.i, base + I_STATE);
     if (state === HALF_OPEN || (state === CLOSED && n >= this.threshold)) {
       if (Atomics.compareExchange(this.i, base + I_STATE, state, OPEN) === state) {
-        this.f[k * F_STRIDE + F_OPENED_AT] = Date.now();
+        const now = Date.now();
+        this.f[k * F_STRIDE + F_OPENED_AT] = now;
         Atomics.add(this.i, base + I_OPENED, 1);
+        if (this.f[this.g + G_NONE_CLOSED_SINCE] === 0 && !this.anyClosed()) this.f[this.g + G_NONE_CLOSED_SINCE] = now;
         return true;
       }
     }
     return false;
+  }
+
+  private anyClosed(): boolean {
+    for (let k = 0; k < this.count; k++) if (this.state(k) === CLOSED) return true;
+    return false;
+  }
+
+  /** How long no endpoint's circuit has been closed (ms; 0 while one is): every probe since has failed. */
+  noneHealthyForMs(now = Date.now()): number {
+    const since = this.f[this.g + G_NONE_CLOSED_SINCE];
+    return since > 0 ? now - since : 0;
   }
 
   outstanding(k: number): number {

@@ -67,6 +67,14 @@ export interface BreakerOptions {
   failureThreshold?: number;
   /** Time open before one half-open probe request; default 5 s. */
   cooldownMs?: number;
+  /**
+   * When no endpoint's circuit has closed for this long (every probe failed),
+   * the samples waiting for one fail at once ("no-healthy-endpoint") instead
+   * of at their total deadline, and so do new ones that no probe takes;
+   * traffic resumes when a probe succeeds. Default 60 s; 0 = wait for the
+   * total deadline.
+   */
+  giveUpMs?: number;
 }
 
 /** Per-sample harness timings, absolute steady-clock ns (the engine's clock); NaN when absent. */

@@ -107,6 +107,72 @@ describe('endpoints', () => {
     expect(r.endpoints[0].completed).toBeGreaterThan(0);
   });
 
+  test('every circuit stays open: waiting samples fail with "no-healthy-endpoint" after breaker.giveUpMs, not at the total deadline', async () => {
+    const a = await sim({ flavor: 'vllm' });
+    const llm = track(
+      await createLlmSut({
+        endpoints: [a.url],
+        dataset: idDataset(40, 4),
+        workers: 0,
+        breaker: { failureThreshold: 2, cooldownMs: 100, giveUpMs: 400 },
+        retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 },
+        timeouts: { totalMs: 600_000 }, // the run would wait ten minutes without the give-up
+        onWarning: () => {},
+      }),
+    );
+    a.injectFaults([{ kind: 'status', status: 500 }]);
+    await offlineRun(llm, 40);
+    const r = await llm.report();
+    expect(r.samples.failed).toBe(40);
+    expect(r.errorKinds['no-healthy-endpoint']).toBeGreaterThan(20);
+    expect(r.errorKinds['http-500']).toBeGreaterThan(0); // the first ones and the probes
+    expect(r.errorKinds.deadline).toBeUndefined();
+  });
+
+  test('breaker.giveUpMs 0: samples wait for a healthy endpoint until their total deadline', async () => {
+    const a = await sim({ flavor: 'vllm' });
+    const llm = track(
+      await createLlmSut({
+        endpoints: [{ url: a.url, maxInFlight: 1 }], // one at a time, so the others wait
+        dataset: idDataset(10, 4),
+        workers: 0,
+        breaker: { failureThreshold: 2, cooldownMs: 100, giveUpMs: 0 },
+        retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 },
+        timeouts: { totalMs: 800 },
+        onWarning: () => {},
+      }),
+    );
+    a.injectFaults([{ kind: 'status', status: 500 }]);
+    await offlineRun(llm, 10);
+    const r = await llm.report();
+    expect(r.samples.failed).toBe(10);
+    expect(r.errorKinds.deadline).toBeGreaterThan(0);
+    expect(r.errorKinds['no-healthy-endpoint']).toBeUndefined();
+  });
+
+  test('after a give-up, a probe that succeeds brings the traffic back', async () => {
+    const a = await sim({ flavor: 'vllm' });
+    const llm = track(
+      await createLlmSut({
+        endpoints: [a.url],
+        dataset: idDataset(300, 4),
+        workers: 0,
+        breaker: { failureThreshold: 2, cooldownMs: 60, giveUpMs: 150 },
+        retry: { maxRetries: 0 },
+        onWarning: () => {},
+      }),
+    );
+    // Two failures open the circuit, then eight failed probes (~480 ms, two
+    // sweeps or more past the give-up) strand what waits; the ninth succeeds.
+    a.injectFaults([{ kind: 'status', status: 503, count: 10 }]);
+    await serverRun(llm, 300, { serverTargetQps: 200 });
+    const r = await llm.report();
+    expect(r.errorKinds['no-healthy-endpoint']).toBeGreaterThan(0);
+    expect(r.endpoints[0].breakerOpened).toBeGreaterThanOrEqual(1);
+    expect(r.endpoints[0].completed).toBeGreaterThan(100); // traffic came back after the successful probe
+    expect(r.samples.completed + r.samples.failed).toBe(300);
+  });
+
   test('probeEndpoint reports backend, version, models with context length, capabilities and a test request', async () => {
     const v = await sim({ flavor: 'vllm', maxModelLen: 4096, model: 'llama' });
     const p = await probeEndpoint(`${v.url}/v1`);

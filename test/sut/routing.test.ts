@@ -61,4 +61,33 @@ describe('Router', () => {
     expect(r.acquire()).toBe(ROUTE_UNHEALTHY);
     expect(r.msUntilProbe()).toBeGreaterThan(9000);
   });
+
+  test('how long no circuit has been closed: from when the last one opened, through failed probes, until a success', () => {
+    const r = Router.create(
+      [
+        { weight: 1, maxInFlight: 0 },
+        { weight: 1, maxInFlight: 0 },
+      ],
+      1,
+      0,
+    );
+    expect(r.noneHealthyForMs()).toBe(0);
+    r.failure(0);
+    expect(r.noneHealthyForMs()).toBe(0); // endpoint 1 is still closed
+    const before = Date.now();
+    r.failure(1);
+    const t = Date.now();
+    expect(r.noneHealthyForMs(t + 1000)).toBeGreaterThanOrEqual(1000);
+    expect(r.noneHealthyForMs(t + 1000)).toBeLessThanOrEqual(1000 + t - before);
+    // A failed half-open probe keeps the first time.
+    expect(r.acquire()).toBe(0);
+    expect(r.state(0)).toBe(HALF_OPEN);
+    r.failure(0);
+    expect(r.noneHealthyForMs(t + 1000)).toBeGreaterThanOrEqual(1000);
+    // Any success closes a circuit and ends it; seen from another thread's Router too.
+    const other = new Router(r.shared);
+    expect(other.noneHealthyForMs(t + 1000)).toBeGreaterThanOrEqual(1000);
+    r.success(1);
+    expect(other.noneHealthyForMs(t + 5000)).toBe(0);
+  });
 });
