@@ -49,15 +49,20 @@ bool BytesArg(napi_env env, napi_callback_info info, const char* usage, const ui
   return true;
 }
 
-napi_value SseScan(napi_env env, napi_callback_info info) {
-  const uint8_t* data = nullptr;
-  size_t length = 0;
-  if (!BytesArg(env, info, "sseScan(buf: Uint8Array)", &data, &length)) return nullptr;
+// Scans one read and returns its timestamp, taken before the scan.
+napi_value ScanStamped(napi_env env, const uint8_t* data, size_t length) {
   const double now = static_cast<double>(lg::NowNs());
   lgsse::Scan(data, length, t_state, t_ids, kIdsCapacity);
   napi_value result;
   napi_create_double(env, now, &result);
   return result;
+}
+
+napi_value SseScan(napi_env env, napi_callback_info info) {
+  const uint8_t* data = nullptr;
+  size_t length = 0;
+  if (!BytesArg(env, info, "sseScan(buf: Uint8Array)", &data, &length)) return nullptr;
+  return ScanStamped(env, data, length);
 }
 
 // bodyScan(buf): the same for a whole non-streaming body (ScanBody).
@@ -122,11 +127,7 @@ napi_value SseScanRead(napi_env env, napi_callback_info info) {
   uint8_t* data = nullptr;
   size_t length = 0;
   if (!ReadRange(env, info, "sseScanRead", &data, &length)) return nullptr;
-  const double now = static_cast<double>(lg::NowNs());
-  lgsse::Scan(data, length, t_state, t_ids, kIdsCapacity);
-  napi_value result;
-  napi_create_double(env, now, &result);
-  return result;
+  return ScanStamped(env, data, length);
 }
 
 // dechunkRead(offset, length): bytes [offset, offset + length) of the read
