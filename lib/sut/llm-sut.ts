@@ -129,6 +129,22 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const warn = options.onWarning ?? ((m: string) => process.emitWarning(m, { code: 'LOADGEN_ADAPTER' }));
+  // Timeouts, retries and the breaker are checked before any endpoint is contacted.
+  const t = options.timeouts ?? {};
+  const r = options.retry ?? {};
+  const b = options.breaker ?? {};
+  const limits = {
+    connectMs: positiveMs('timeouts.connectMs', t.connectMs, 10_000),
+    firstByteMs: positiveMs('timeouts.firstByteMs', t.firstByteMs, 300_000),
+    idleMs: positiveMs('timeouts.idleMs', t.idleMs, 120_000),
+    totalMs: positiveMs('timeouts.totalMs', t.totalMs, 3_600_000),
+    maxRetries: positiveInt('retry.maxRetries', r.maxRetries ?? 3, 0),
+    baseDelayMs: positiveMs('retry.baseDelayMs', r.baseDelayMs, 100),
+    maxDelayMs: positiveMs('retry.maxDelayMs', r.maxDelayMs, 5_000),
+    giveUpMs: b.giveUpMs === 0 ? 0 : positiveMs('breaker.giveUpMs', b.giveUpMs, 60_000),
+  };
+  const failureThreshold = positiveInt('breaker.failureThreshold', b.failureThreshold ?? 5);
+  const cooldownMs = positiveMs('breaker.cooldownMs', b.cooldownMs, 5_000);
 
   // Start-up health check and detection, all endpoints at once.
   const requested = options.backend ?? 'auto';
@@ -144,7 +160,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
         api: options.api,
         model: options.model,
         headers,
-        timeoutMs: Math.min(30_000, options.timeouts?.firstByteMs ?? 30_000),
+        timeoutMs: Math.min(30_000, limits.firstByteMs),
         testRequest: needTest && i === 0 ? true : false,
       }),
     ),
@@ -183,9 +199,6 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   if (sampling.maxTokens !== undefined) positiveInt('sampling.maxTokens', sampling.maxTokens);
   if (options.stream === true && batchSize > 1) throw new RangeError('batched requests (batchSize > 1) do not stream: drop stream: true or use batchSize 1');
   const bodyCtx: BodyContext = { backend, api, model, capabilities, sampling, stream: batchSize === 1 && options.stream !== false };
-  const t = options.timeouts ?? {};
-  const r = options.retry ?? {};
-  const b = options.breaker ?? {};
   const config: DriverConfig = {
     endpoints: endpoints.map((e) => ({ origin: e.origin, prefix: e.prefix, maxConnections: e.maxInFlight })),
     api,
@@ -193,24 +206,17 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     tokenSource: capabilities.tokenSource,
     stream: bodyCtx.stream,
     headers,
-    connectMs: positiveMs('timeouts.connectMs', t.connectMs, 10_000),
-    firstByteMs: positiveMs('timeouts.firstByteMs', t.firstByteMs, 300_000),
-    idleMs: positiveMs('timeouts.idleMs', t.idleMs, 120_000),
-    totalMs: positiveMs('timeouts.totalMs', t.totalMs, 3_600_000),
-    maxRetries: positiveInt('retry.maxRetries', r.maxRetries ?? 3, 0),
-    baseDelayMs: positiveMs('retry.baseDelayMs', r.baseDelayMs, 100),
-    maxDelayMs: positiveMs('retry.maxDelayMs', r.maxDelayMs, 5_000),
-    giveUpMs: b.giveUpMs === 0 ? 0 : positiveMs('breaker.giveUpMs', b.giveUpMs, 60_000),
+    ...limits,
     recordTimings: options.recordTimings === true,
     maxErrorLines: 1000,
     maxUnsent: 128,
     journal: options.journal ?? null,
     counters: options.counters ?? null,
   };
-  const router = Router.create(endpoints, positiveInt('breaker.failureThreshold', b.failureThreshold ?? 5), positiveMs('breaker.cooldownMs', b.cooldownMs, 5_000));
+  const router = Router.create(endpoints, failureThreshold, cooldownMs);
   // Endpoints that failed the health check start with an open circuit: traffic goes elsewhere until a probe succeeds.
   probes.forEach((p, k) => {
-    if (!p.healthy) for (let i = 0; i < (b.failureThreshold ?? 5); i++) router.failure(k);
+    if (!p.healthy) for (let i = 0; i < failureThreshold; i++) router.failure(k);
   });
 
   const total = positiveInt('totalSampleCount', options.totalSampleCount ?? dataset.size);

@@ -69,6 +69,11 @@ describe('endpoints', () => {
     await expect(createLlmSut({ endpoints: [{ url: 'http://127.0.0.1:1', weight: 0 }], dataset: idDataset(2) })).rejects.toThrow(/weight must be > 0/);
     await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), workers: -1 })).rejects.toThrow(/workers must be an integer/);
     await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), backend: 'tgi' as never })).rejects.toThrow(/backend must be/);
+    // Timeouts, retries and the breaker are named before any endpoint is contacted (port 1 would fail the health check).
+    await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), breaker: { giveUpMs: -1 } })).rejects.toThrow(/breaker\.giveUpMs must be a positive number of milliseconds, got -1/);
+    await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), breaker: { failureThreshold: 0 } })).rejects.toThrow(/breaker\.failureThreshold/);
+    await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), timeouts: { idleMs: 0 } })).rejects.toThrow(/timeouts\.idleMs must be a positive number/);
+    await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), retry: { maxRetries: 1.5 } })).rejects.toThrow(/retry\.maxRetries/);
   });
 
   test('the circuit breaker opens on a failing node and its traffic moves to the healthy one', async () => {
