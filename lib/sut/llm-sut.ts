@@ -129,7 +129,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const warn = options.onWarning ?? ((m: string) => process.emitWarning(m, { code: 'LOADGEN_ADAPTER' }));
-  // Timeouts, retries and the breaker are checked before any endpoint is contacted.
+  // Options are checked before any endpoint is contacted.
   const t = options.timeouts ?? {};
   const r = options.retry ?? {};
   const b = options.breaker ?? {};
@@ -145,6 +145,12 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   };
   const failureThreshold = positiveInt('breaker.failureThreshold', b.failureThreshold ?? 5);
   const cooldownMs = positiveMs('breaker.cooldownMs', b.cooldownMs, 5_000);
+  const preset = options.benchmark ? samplingPreset(options.benchmark) : {};
+  const maxTokens = options.sampling?.maxTokens ?? preset.maxTokens;
+  if (maxTokens !== undefined) positiveInt('sampling.maxTokens', maxTokens);
+  if (options.stream === true && batchSize > 1) throw new RangeError('batched requests (batchSize > 1) do not stream: drop stream: true or use batchSize 1');
+  const total = positiveInt('totalSampleCount', options.totalSampleCount ?? dataset.size);
+  const perf = positiveInt('performanceSampleCount', options.performanceSampleCount ?? Math.min(total, dataset.size));
 
   // Start-up health check and detection, all endpoints at once.
   const requested = options.backend ?? 'auto';
@@ -194,10 +200,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     throw new RangeError(`batchSize ${batchSize}: the ${backend} ${api} API here cannot return per-prompt token ids for batched prompts; use batchSize 1`);
   }
 
-  const preset = options.benchmark ? samplingPreset(options.benchmark) : {};
   const sampling: SamplingParams = { ...DEFAULTS, ...(backend !== 'openai' ? { topK: -1 } : {}), ...preset, ...(options.sampling ?? {}) };
-  if (sampling.maxTokens !== undefined) positiveInt('sampling.maxTokens', sampling.maxTokens);
-  if (options.stream === true && batchSize > 1) throw new RangeError('batched requests (batchSize > 1) do not stream: drop stream: true or use batchSize 1');
   const bodyCtx: BodyContext = { backend, api, model, capabilities, sampling, stream: batchSize === 1 && options.stream !== false };
   const config: DriverConfig = {
     endpoints: endpoints.map((e) => ({ origin: e.origin, prefix: e.prefix, maxConnections: e.maxInFlight })),
@@ -219,8 +222,6 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     if (!p.healthy) for (let i = 0; i < failureThreshold; i++) router.failure(k);
   });
 
-  const total = positiveInt('totalSampleCount', options.totalSampleCount ?? dataset.size);
-  const perf = positiveInt('performanceSampleCount', options.performanceSampleCount ?? Math.min(total, dataset.size));
   const pool = workers === 0 ? new InProcess(config, router, batchSize) : await WorkerPool.start(workers, config, router, batchSize);
 
   const sut: SystemUnderTest = {

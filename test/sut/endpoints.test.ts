@@ -69,11 +69,14 @@ describe('endpoints', () => {
     await expect(createLlmSut({ endpoints: [{ url: 'http://127.0.0.1:1', weight: 0 }], dataset: idDataset(2) })).rejects.toThrow(/weight must be > 0/);
     await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), workers: -1 })).rejects.toThrow(/workers must be an integer/);
     await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), backend: 'tgi' as never })).rejects.toThrow(/backend must be/);
-    // Timeouts, retries and the breaker are named before any endpoint is contacted (port 1 would fail the health check).
+    // Options are named before any endpoint is contacted (port 1 would fail the health check).
     await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), breaker: { giveUpMs: -1 } })).rejects.toThrow(/breaker\.giveUpMs must be a positive number of milliseconds, got -1/);
     await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), breaker: { failureThreshold: 0 } })).rejects.toThrow(/breaker\.failureThreshold/);
     await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), timeouts: { idleMs: 0 } })).rejects.toThrow(/timeouts\.idleMs must be a positive number/);
     await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), retry: { maxRetries: 1.5 } })).rejects.toThrow(/retry\.maxRetries/);
+    await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), sampling: { maxTokens: 0 } })).rejects.toThrow(/sampling\.maxTokens/);
+    await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), stream: true, batchSize: 4 })).rejects.toThrow(/do not stream/);
+    await expect(createLlmSut({ endpoints: ['http://127.0.0.1:1'], dataset: idDataset(2), totalSampleCount: 0 })).rejects.toThrow(/totalSampleCount/);
   });
 
   test('the circuit breaker opens on a failing node and its traffic moves to the healthy one', async () => {
