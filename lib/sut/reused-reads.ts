@@ -30,9 +30,10 @@
  * header block, undici gets the header block alone; if the handler then
  * asks for the body (`markBody` with a sink), the rest of this read and the
  * next ones are de-chunked here (native, in place) and their payload goes to
- * the sink in one piece per read, as offsets into the read buffer. undici, still positioned right after the
- * headers, gets the last chunk's line and what follows, and ends the
- * response as usual (keep-alive, errors, the next request). Framing errors
+ * the sink in one piece per read, as offsets into the read buffer. undici,
+ * still positioned right after the headers, gets the last chunk's line and
+ * what follows, and ends the response as usual (keep-alive, errors, the
+ * next request). Framing errors
  * destroy the socket with undici's parser error. undici's body timeout does
  * not see these reads: the adapter runs the idle-read timeout itself.
  */
