@@ -733,7 +733,7 @@ export class HttpDriver {
     const down = this.cfg.giveUpMs > 0 ? this.router.noneHealthyForMs() : 0;
     const stranded: Exchange[] = [];
     let strandedParked: number[] = [];
-    if (down > this.cfg.giveUpMs && this.cfg.giveUpMs > 0) {
+    if (down > this.cfg.giveUpMs) {
       if (this.waiting.length > 0) this.waiting.removeIf(() => true, stranded);
       strandedParked = this.takeParked(() => true);
     }
@@ -975,7 +975,8 @@ class Exchange implements SseSink {
   /** A bypassed body read (reused-reads): bytes [start, start + length) of the thread's read buffer. */
   onBody(buf: Buffer, start: number, length: number): void {
     if (this.ended) return;
-    if (this.fast && this.status === 200 && this.d.cfg.stream) this.fastRead(buf, start, start + length, this.carry === null);
+    // The bypass is only offered for a streamed 200 answer (Attempt.onHeaders).
+    if (this.fast) this.fastRead(buf, start, start + length, this.carry === null);
     else this.onData(buf.subarray(start, start + length));
   }
 

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { describe, expect, test } from 'vitest';
 
 import { createLlmSut, EndpointError, probeEndpoint } from '../../lib/index.js';
+import type { BreakerOptions, EndpointConfig, RetryOptions } from '../../lib/sut/types.js';
 import { idDataset, offlineRun, serverRun, sim, track } from './helpers.js';
 
 async function deadUrl(): Promise<string> {
@@ -13,6 +14,23 @@ async function deadUrl(): Promise<string> {
   const port = (srv.address() as { port: number }).port;
   await new Promise((r) => srv.close(r));
   return `http://127.0.0.1:${port}`;
+}
+
+/** One simulator behind an adapter with the given breaker, retry and total-deadline settings (in-process). */
+async function breakerSut(endpoint: (url: string) => EndpointConfig | string, samples: number, breaker: BreakerOptions, retry: RetryOptions, totalMs?: number) {
+  const a = await sim({ flavor: 'vllm' });
+  const llm = track(
+    await createLlmSut({
+      endpoints: [endpoint(a.url)],
+      dataset: idDataset(samples, 4),
+      workers: 0,
+      breaker,
+      retry,
+      timeouts: totalMs === undefined ? undefined : { totalMs },
+      onWarning: () => {},
+    }),
+  );
+  return { a, llm };
 }
 
 describe('endpoints', () => {
@@ -116,18 +134,8 @@ describe('endpoints', () => {
   });
 
   test('every circuit stays open: waiting samples fail with "no-healthy-endpoint" after breaker.giveUpMs, not at the total deadline', async () => {
-    const a = await sim({ flavor: 'vllm' });
-    const llm = track(
-      await createLlmSut({
-        endpoints: [a.url],
-        dataset: idDataset(40, 4),
-        workers: 0,
-        breaker: { failureThreshold: 2, cooldownMs: 100, giveUpMs: 400 },
-        retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 },
-        timeouts: { totalMs: 600_000 }, // the run would wait ten minutes without the give-up
-        onWarning: () => {},
-      }),
-    );
+    // The run would wait ten minutes (total deadline) without the give-up.
+    const { a, llm } = await breakerSut((url) => url, 40, { failureThreshold: 2, cooldownMs: 100, giveUpMs: 400 }, { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 }, 600_000);
     a.injectFaults([{ kind: 'status', status: 500 }]);
     await offlineRun(llm, 40);
     const r = await llm.report();
@@ -138,18 +146,8 @@ describe('endpoints', () => {
   });
 
   test('breaker.giveUpMs 0: samples wait for a healthy endpoint until their total deadline', async () => {
-    const a = await sim({ flavor: 'vllm' });
-    const llm = track(
-      await createLlmSut({
-        endpoints: [{ url: a.url, maxInFlight: 1 }], // one at a time, so the others wait
-        dataset: idDataset(10, 4),
-        workers: 0,
-        breaker: { failureThreshold: 2, cooldownMs: 100, giveUpMs: 0 },
-        retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 },
-        timeouts: { totalMs: 800 },
-        onWarning: () => {},
-      }),
-    );
+    // One request at a time, so the others wait.
+    const { a, llm } = await breakerSut((url) => ({ url, maxInFlight: 1 }), 10, { failureThreshold: 2, cooldownMs: 100, giveUpMs: 0 }, { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 }, 800);
     a.injectFaults([{ kind: 'status', status: 500 }]);
     await offlineRun(llm, 10);
     const r = await llm.report();
@@ -159,17 +157,7 @@ describe('endpoints', () => {
   });
 
   test('after a give-up, a probe that succeeds brings the traffic back', async () => {
-    const a = await sim({ flavor: 'vllm' });
-    const llm = track(
-      await createLlmSut({
-        endpoints: [a.url],
-        dataset: idDataset(300, 4),
-        workers: 0,
-        breaker: { failureThreshold: 2, cooldownMs: 60, giveUpMs: 150 },
-        retry: { maxRetries: 0 },
-        onWarning: () => {},
-      }),
-    );
+    const { a, llm } = await breakerSut((url) => url, 300, { failureThreshold: 2, cooldownMs: 60, giveUpMs: 150 }, { maxRetries: 0 });
     // Two failures open the circuit, then eight failed probes (~480 ms, two
     // sweeps or more past the give-up) strand what waits; the ninth succeeds.
     a.injectFaults([{ kind: 'status', status: 503, count: 10 }]);
