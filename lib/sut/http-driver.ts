@@ -417,8 +417,8 @@ export class HttpDriver {
       chunkTokens: this.chunkTokens,
       noIdSamples: this.noIdSamples,
       gaps: { counts: g.counts.slice(), total: g.total, sum: g.sum, min: g.min, max: g.max },
-      issueDelayNs: this.issueDelay.values().slice(),
-      headersNs: this.headersDelay.values().slice(),
+      issueDelayNs: this.issueDelay.toArray(),
+      headersNs: this.headersDelay.toArray(),
       endpoints: this.epStats.map((s) => ({
         requests: s.requests,
         completed: s.completed,
@@ -426,11 +426,11 @@ export class HttpDriver {
         retries: s.retries,
         outputTokens: s.outputTokens,
         errorKinds: { ...s.errorKinds },
-        ttftNs: s.ttft.values().slice(),
-        tpotNs: s.tpot.values().slice(),
-        latencyNs: s.latency.values().slice(),
+        ttftNs: s.ttft.toArray(),
+        tpotNs: s.tpot.toArray(),
+        latencyNs: s.latency.toArray(),
       })),
-      timings: this.timings ? this.timings.values().slice() : null,
+      timings: this.timings ? this.timings.toArray() : null,
       timingErrors: this.timingErrors ? [...this.timingErrors] : null,
     };
   }
