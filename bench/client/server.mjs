@@ -135,7 +135,43 @@ const simple = (status, body, type = 'application/json') => {
 };
 
 // ---- state -------------------------------------------------------------------
-const records = new Map(); // id -> [arrivalNs(bigint), firstWriteNs(bigint)]
+// The truth records, in flat typed arrays: a Map of [bigint, bigint] per
+// request kept ~5 objects per request alive, so this server's scavenges
+// (2-4 ms every ~0.5 s) and mark-compacts (up to 12 ms) landed in the very
+// TTFT tails it is there to measure. Ids that are decimal numbers (the
+// harness's) are kept as numbers; others (prefix + sequence) as strings.
+const records = {
+  size: 0,
+  numIds: new Float64Array(1024),
+  strIds: [], // index -> string id, or undefined where numIds holds it
+  times: new BigInt64Array(2048), // [arrival, first write] per record
+  add(rid, arrival, first) {
+    const i = this.size;
+    if (i === this.numIds.length) {
+      const ids = new Float64Array(i * 2);
+      ids.set(this.numIds);
+      this.numIds = ids;
+      const t = new BigInt64Array(i * 4);
+      t.set(this.times);
+      this.times = t;
+    }
+    if (NUMERIC_ID.test(rid)) this.numIds[i] = Number(rid);
+    else this.strIds[i] = rid;
+    this.times[2 * i] = arrival;
+    this.times[2 * i + 1] = first;
+    this.size = i + 1;
+  },
+  toJSON() {
+    const out = {};
+    for (let i = 0; i < this.size; i++) out[this.strIds[i] ?? String(this.numIds[i])] = [this.times[2 * i].toString(), this.times[2 * i + 1].toString()];
+    return out;
+  },
+  clear() {
+    this.size = 0;
+    this.strIds = [];
+  },
+};
+const NUMERIC_ID = /^[1-9][0-9]{0,14}$|^0$/;
 const stats = {
   requests: 0,
   streams: 0,
@@ -232,9 +268,7 @@ function onConnection(sock) {
       return;
     }
     if (path === '/_records' && method === 'GET') {
-      const out = {};
-      for (const [k, v] of records) out[k] = [v[0].toString(), v[1].toString()];
-      sock.write(simple('200 OK', JSON.stringify({ clock: 'CLOCK_MONOTONIC_ns', records: out })));
+      sock.write(simple('200 OK', JSON.stringify({ clock: 'CLOCK_MONOTONIC_ns', records })));
     } else if (path === '/_records' && method === 'DELETE') {
       const n = records.size;
       records.clear();
@@ -279,7 +313,7 @@ function onConnection(sock) {
 }
 
 function record(rid, arrival) {
-  if (records.size < MAX_RECORDS) records.set(rid, [arrival, process.hrtime.bigint()]);
+  if (records.size < MAX_RECORDS) records.add(rid, arrival, process.hrtime.bigint());
 }
 
 // ---- the global decode tick ------------------------------------------------------

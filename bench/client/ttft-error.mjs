@@ -10,6 +10,8 @@
 //        [--server-nice N]      run the server at nice N (diagnosis: on a
 //                               2-core machine the server shares the cores
 //                               with the harness, unlike a GPU node)
+//        [--capacity QPS]       skip step 1 and take this Server capacity
+//                               (to compare settings at one fixed rate)
 //
 // --against bench (default): bench/client/server.mjs, which writes each
 //   pre-built response at once and costs nearly nothing, so the harness's
@@ -46,7 +48,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
 function options(argv) {
-  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null };
+  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null, capacity: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -58,9 +60,11 @@ function options(argv) {
     else if (a === '--workers') o.workers = Number(v());
     else if (a === '--server-nice') o.serverNice = Number(v());
     else if (a === '--cpu-idle-latency-us') o.cpuIdleLatencyUs = Number(v());
+    else if (a === '--capacity') o.capacity = Number(v());
     else throw new Error(`unknown option ${a}`);
   }
   if (o.against !== 'bench' && o.against !== 'sim') throw new Error('--against takes bench or sim');
+  if (o.capacity !== null && !(o.capacity > 0)) throw new Error('--capacity takes a positive rate in queries per second');
   return o;
 }
 
@@ -163,19 +167,28 @@ async function main() {
   const sim = o.against === 'sim' ? await startSim(o) : await startBenchServer(o);
   const rows = [];
   try {
-    const cap = await harness(sim, o, ['--concurrency', o.against === 'sim' ? '512' : '64', '--scenario', 'offline']);
-    if (cap.error || !cap.requests) throw new Error(`capacity run failed: ${JSON.stringify(cap).slice(0, 400)}`);
-    const offlineCapacity = cap.requests / cap.wall_s;
-    // In the Server scenario every query is its own hand-over (engine thread
-    // -> main thread -> worker), which costs more per request than Offline's
-    // batches: the capacity that matters here is the Server scenario's, taken
-    // by letting LoadGen issue at twice the Offline rate, so the harness
-    // falls behind and completes requests as fast as it can.
-    const over = await harness(sim, { ...o, durationS: Math.min(o.durationS, 3) }, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(Math.round(offlineCapacity * 2))]);
-    const capacity = over.requests / over.wall_s;
+    let cap = null;
+    let over = null;
+    let offlineCapacity = null;
+    let capacity = o.capacity;
+    if (capacity === null) {
+      cap = await harness(sim, o, ['--concurrency', o.against === 'sim' ? '512' : '64', '--scenario', 'offline']);
+      if (cap.error || !cap.requests) throw new Error(`capacity run failed: ${JSON.stringify(cap).slice(0, 400)}`);
+      offlineCapacity = cap.requests / cap.wall_s;
+      // In the Server scenario every query is its own hand-over (engine thread
+      // -> main thread -> worker), which costs more per request than Offline's
+      // batches: the capacity that matters here is the Server scenario's, taken
+      // by letting LoadGen issue at twice the Offline rate, so the harness
+      // falls behind and completes requests as fast as it can.
+      over = await harness(sim, { ...o, durationS: Math.min(o.durationS, 3) }, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(Math.round(offlineCapacity * 2))]);
+      capacity = over.requests / over.wall_s;
+    }
+    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}`;
     process.stdout.write(
-      `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}: Offline capacity ${offlineCapacity.toFixed(0)} req/s (${f((cap.cpu_s / cap.wall_s) * 100, 0)}% harness CPU), ` +
-        `Server capacity ${capacity.toFixed(0)} req/s (${f((over.cpu_s / over.wall_s) * 100, 0)}% harness CPU, ${cap.errors + over.errors} errors)\n`,
+      cap === null
+        ? `${where}: Server capacity taken as ${capacity} req/s (--capacity)\n`
+        : `${where}: Offline capacity ${offlineCapacity.toFixed(0)} req/s (${f((cap.cpu_s / cap.wall_s) * 100, 0)}% harness CPU), ` +
+            `Server capacity ${capacity.toFixed(0)} req/s (${f((over.cpu_s / over.wall_s) * 100, 0)}% harness CPU, ${cap.errors + over.errors} errors)\n`,
     );
     for (const fr of o.fractions) {
       await sim.clear();
