@@ -116,12 +116,12 @@ async function startSim(o) {
 // The bench server: truth in GET /_records as {records: {id: [read, first write]}}.
 async function startBenchServer(o) {
   const child = spawn(process.execPath, [join(HERE, 'server.mjs'), '--tokens', String(o.tokens), '--paced-ms', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  if (o.serverNice) setPriority(child.pid, o.serverNice);
   const hello = JSON.parse(await firstLine(child, 'bench server', 20000));
+  if (o.serverNice) setPriority(hello.pid ?? child.pid, o.serverNice);
   const url = `http://127.0.0.1:${hello.port}`;
   return {
     url,
-    pid: child.pid,
+    pid: hello.pid ?? child.pid, // the C engine reports its own process
     model: 'm',
     async records() {
       const r = await fetch(`${url}/_records`);
