@@ -366,6 +366,7 @@ function onConnection(sock) {
             cpuSysS: cpu.system / 1e6,
             tokens: TOKENS,
             pacedMs: PACED_MS,
+            engine: 'node',
           }),
         ),
       );
@@ -434,6 +435,7 @@ server.listen({ host: '127.0.0.1', port: PORT, backlog: 4096 }, () => {
       pid: process.pid,
       tokens: TOKENS,
       pacedMs: PACED_MS,
+      engine: 'node',
       framing: FRAMING,
       streamBytes: STREAM_ALL.length,
       nonStreamBytes: NONSTREAM_ALL.length,
