@@ -260,6 +260,8 @@ const stats = {
   ticks: 0,
   tickLagMaxMs: 0,
   tickLagSumMs: 0,
+  tickWorkSumMs: 0,
+  tickWorkMaxMs: 0,
   maxActive: 0,
   socketErrors: 0,
   connections: 0,
@@ -361,6 +363,7 @@ function onConnection(sock) {
           JSON.stringify({
             ...stats,
             tickLagMeanMs: stats.ticks ? stats.tickLagSumMs / stats.ticks : 0,
+            tickWorkMeanMs: stats.ticks ? stats.tickWorkSumMs / stats.ticks : 0,
             active: active.length,
             cpuUserS: cpu.user / 1e6,
             cpuSysS: cpu.system / 1e6,
@@ -419,6 +422,8 @@ if (PACED_MS > 0) {
     }
     // If we fell more than a tick behind, skip ahead rather than burst.
     const now = performance.now();
+    stats.tickWorkSumMs += now - (due + lag); // the writes of one decode step
+    if (now - (due + lag) > stats.tickWorkMaxMs) stats.tickWorkMaxMs = now - (due + lag);
     if (now > t0 + (k + 1) * PACED_MS) k = Math.floor((now - t0) / PACED_MS);
     setTimeout(tick, Math.max(0, t0 + (k + 1) * PACED_MS - now));
   };
