@@ -12,6 +12,8 @@
 //                               with the harness, unlike a GPU node)
 //        [--capacity QPS]       skip step 1 and take this Server capacity
 //                               (to compare settings at one fixed rate)
+//        [--harness-node-flags "F"]  flags for the harness's node process, e.g.
+//                               "--single-threaded-gc" (space-separated)
 //
 // --against bench (default): bench/client/server.mjs, which writes each
 //   pre-built response at once and costs nearly nothing, so the harness's
@@ -48,7 +50,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
 function options(argv) {
-  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null, capacity: null };
+  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null, capacity: null, harnessNodeFlags: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -61,6 +63,7 @@ function options(argv) {
     else if (a === '--server-nice') o.serverNice = Number(v());
     else if (a === '--cpu-idle-latency-us') o.cpuIdleLatencyUs = Number(v());
     else if (a === '--capacity') o.capacity = Number(v());
+    else if (a === '--harness-node-flags') o.harnessNodeFlags = v().split(/\s+/).filter(Boolean);
     else throw new Error(`unknown option ${a}`);
   }
   if (o.against !== 'bench' && o.against !== 'sim') throw new Error('--against takes bench or sim');
@@ -139,7 +142,7 @@ async function startBenchServer(o) {
 async function harness(srv, o, extra) {
   const args = [join(HERE, 'harness.mjs'), '--url', srv.url, '--requests', '1000000', '--duration-s', String(o.durationS), '--warmup-s', '2', '--stream', '--max-tokens', String(o.tokens), '--model', srv.model, ...extra];
   if (o.workers !== null) args.push('--workers', String(o.workers));
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT });
+  const child = spawn(process.execPath, [...o.harnessNodeFlags, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT });
   const limit = setTimeout(() => child.kill('SIGKILL'), (o.durationS * 4 + 60) * 1e3);
   const line = await firstLine(child, 'harness', (o.durationS * 4 + 60) * 1e3);
   clearTimeout(limit);
@@ -183,7 +186,7 @@ async function main() {
       over = await harness(sim, { ...o, durationS: Math.min(o.durationS, 3) }, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(Math.round(offlineCapacity * 2))]);
       capacity = over.requests / over.wall_s;
     }
-    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}`;
+    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}`;
     process.stdout.write(
       cap === null
         ? `${where}: Server capacity taken as ${capacity} req/s (--capacity)\n`
