@@ -199,7 +199,11 @@ async function runCServer(bin) {
   for (const [name, data] of Object.entries(files)) writeFileSync(join(dir, name), data);
   const args = ['--prebuilt', dir, '--port', String(PORT), '--paced-ms', String(PACED_MS), '--tokens', String(TOKENS), '--exit-on-stdin-end'];
   // stdin is our pipe to it: when this process goes, so does the C server.
-  const child = spawn(bin, args, { stdio: ['pipe', 'inherit', 'inherit'] });
+  const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  // It has read the files once it prints its first line: they go then, so a
+  // SIGKILL of this process leaves nothing behind.
+  child.stdout.once('data', () => rmSync(dir, { recursive: true, force: true }));
+  child.stdout.pipe(process.stdout);
   const stop = () => child.kill('SIGTERM');
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
