@@ -1,6 +1,7 @@
 // The bench server's C engine: the same responses as server.mjs (which builds
-// them and hands them over as files), served by one epoll thread that costs
-// a few µs per request and never pauses for a garbage collector. On a 2-core
+// them and hands them over as files), served by one epoll thread whose cost
+// per request is nearly all the kernel's send and receive, and which never
+// pauses for a garbage collector. On a 2-core
 // machine the server shares the cores with the client it measures: the less
 // it takes, and the more promptly it reads, the less of its own delay is
 // counted as the client's TTFT error.
