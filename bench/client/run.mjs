@@ -5,6 +5,8 @@
 //        [--duration-s 8] [--warmup-s 2] [--python /usr/bin/python3]
 //        [--nonstream-tokens 1000] [--concurrency 64,512] [--no-ttft-error]
 //        [--paced-only]            only the paced configurations
+//        [--harness-node-flags "F"] flags for the harness's node process
+//                                  (e.g. "--single-threaded-gc")
 //        [--framing event|single]   at-once SSE body: one chunked frame per
 //                                   event (default, as uvicorn) or one frame
 //
@@ -114,6 +116,7 @@ function parseRunArgs(argv) {
     else if (a === '--no-ttft-error') o.ttftError = false;
     else if (a === '--framing') o.framing = argv[++i];
     else if (a === '--paced-only') o.pacedOnly = true;
+    else if (a === '--harness-node-flags') o.harnessNodeFlags = argv[++i].split(/\s+/).filter(Boolean);
     else if (a === '-h' || a === '--help') {
       process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 20).join('\n') + '\n');
       process.exit(0);
@@ -307,7 +310,7 @@ function clientsFor(o, py) {
     { name: 'aiohttp-vllm', cmd: py.py, args: [join(HERE, 'aiohttp_client.py')], skip: py.py ? null : py.why },
     { name: 'undici-plain', cmd: node, args: [join(HERE, 'undici-plain.mjs')] },
     { name: 'undici-tuned', cmd: node, args: [join(HERE, 'undici-tuned.mjs')] },
-    { name: 'harness', cmd: node, args: [join(HERE, 'harness.mjs')] },
+    { name: 'harness', cmd: node, args: [...(o.harnessNodeFlags ?? []), join(HERE, 'harness.mjs')] },
   ];
   if (!o.only) return all;
   return all.filter((c) => o.only.some((n) => c.name === n || c.name.startsWith(n)));
