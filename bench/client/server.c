@@ -399,12 +399,10 @@ static void tick(uint64_t t0, uint64_t *k) {
       c->paced = 0;
     }
     if (!send_bytes(c, events.p + event_off[e], event_off[e + 1] - event_off[e])) continue;  // closed: already out of the list
-    if (done) {
-      if (!drain(c)) continue;
-      // drain may have started a new stream on c, appended at the end of the list
-      continue;
-    }
-    i++;
+    // A finished stream lets the next request on c through; a new paced
+    // stream joins the end of the list. active[i] now holds another stream.
+    if (done) drain(c);
+    else i++;
   }
   const double work = (double)(now_ns() - start) / 1e6;  // the writes of one decode step
   st.tick_work_sum_ms += work;

@@ -38,17 +38,15 @@
 //   DELETE /_records → clears them.   GET /_stats → counters, tick lag, server CPU.
 //   GET /health → 200 (empty), GET /version, GET /v1/models (model "m") as vLLM answers them.
 // On listening it prints one JSON line: {"listening":true,"port":…,"pid":…,…}.
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const require = createRequire(import.meta.url);
-
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
-  const { readFileSync } = await import('node:fs');
   const src = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
   process.stdout.write(src.slice(0, src.findIndex((l) => !l.startsWith('//'))).join('\n') + '\n');
   process.exit(0);
@@ -163,8 +161,6 @@ if (ENGINE === 'c') {
 }
 
 function buildCServer() {
-  const { readFileSync, existsSync, renameSync } = require('node:fs');
-  const { execFileSync } = require('node:child_process');
   const src = new URL('./server.c', import.meta.url).pathname;
   const hash = createHash('sha1').update(readFileSync(src)).digest('hex').slice(0, 12);
   const bin = join(tmpdir(), `loadgen-bench-server-${hash}`);
@@ -181,8 +177,6 @@ function buildCServer() {
 }
 
 async function runCServer(bin) {
-  const { mkdtempSync, writeFileSync, rmSync } = require('node:fs');
-  const { spawn } = require('node:child_process');
   const dir = mkdtempSync(join(tmpdir(), 'bench-server-'));
   const offsets = [0];
   for (const e of EVENTS) offsets.push(offsets[offsets.length - 1] + e.length);
