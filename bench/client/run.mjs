@@ -35,14 +35,19 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 // TTFT error of a client (or the harness) against the server's truth.
 //   clientRecords: [[id, issueNs, firstTokenNs], …] or [[id, ttftNs], …]
 //                  (or {records: …} as written by --ttft-out), CLOCK_MONOTONIC ns
-//   serverRecords: {id: [arrivalNs, firstEventWrittenNs], …} (GET /_records
-//                  `.records`; values strings or numbers), CLOCK_MONOTONIC ns
+//   serverRecords: {id: [arrivalNs, firstEventWrittenNs, readNs?], …} (GET
+//                  /_records `.records`; values strings or numbers),
+//                  CLOCK_MONOTONIC ns
 // error = client TTFT − server TTFT, where server TTFT = first event written −
-// request read. With absolute client times it also splits the error into the
-// send side (request issued → read by the server) and the receive side (first
-// event written → client saw it); all clocks are CLOCK_MONOTONIC, shared by
+// request arrival. The C engine's arrival is the kernel's receive time of the
+// request (the Node engine's, and the C engine's without it, is when the
+// server read it): a request waiting in the server's socket while the server
+// writes a tick's events is the server's time, which `serverRead` (arrival →
+// read) shows apart. With absolute client times it also splits the error into
+// the send side (request issued → arrival) and the receive side (first event
+// written → client saw it); all clocks are CLOCK_MONOTONIC, shared by
 // processes on Linux. Returns milliseconds: {n, unmatched, error:{p50,p99,mean,
-// max,min}, send:{…}|null, recv:{…}|null, serverTtft:{…}}.
+// max,min}, send:{…}|null, recv:{…}|null, serverTtft:{…}, serverRead:{…}|null}.
 // The lead wires it to the harness: run harness.mjs with --ttft-out at 10 %,
 // 50 % and 90 % of its measured capacity and call this on its records.
 export function measureTtftError(clientRecords, serverRecords) {
@@ -52,6 +57,7 @@ export function measureTtftError(clientRecords, serverRecords) {
   const send = [];
   const recv = [];
   const srvTtft = [];
+  const srvRead = [];
   let unmatched = 0;
   for (const r of cr) {
     const s = sr[r[0]];
@@ -63,6 +69,7 @@ export function measureTtftError(clientRecords, serverRecords) {
     const firstWrite = Number(s[1]);
     const serverTtft = firstWrite - arrival;
     srvTtft.push(serverTtft / 1e6);
+    if (s.length >= 3) srvRead.push((Number(s[2]) - arrival) / 1e6);
     if (r.length >= 3) {
       const issue = Number(r[1]);
       const first = Number(r[2]);
@@ -88,6 +95,7 @@ export function measureTtftError(clientRecords, serverRecords) {
     send: send.length ? stats(send) : null,
     recv: recv.length ? stats(recv) : null,
     serverTtft: stats(srvTtft),
+    serverRead: stats(srvRead),
   };
 }
 
@@ -440,7 +448,10 @@ async function main() {
               : r?.error
                 ? `ERROR ${r.error.slice(0, 200)}`
                 : `${f(r.req_s, 0)} req/s ${fk(r.events_s)} ev/s ${f(r.us_cpu_per_event, 2)} µs/ev ${f(r.us_cpu_per_req, 1)} µs/req cpu ${f(r.cpu_pct, 0)}%` +
-                  (row.ttftError?.error ? ` ttft-err p50 ${f(row.ttftError.error.p50, 2)} p99 ${f(row.ttftError.error.p99, 2)} ms` : '') +
+                  (row.ttftError?.error
+                    ? ` ttft-err p50 ${f(row.ttftError.error.p50, 2)} p99 ${f(row.ttftError.error.p99, 2)} ms` +
+                      (row.ttftError.serverRead ? ` (server arrival→read p99 ${f(row.ttftError.serverRead.p99, 2)})` : '')
+                    : '') +
                   ` steal ${f(row.stealPct, 1)}%`) +
             '\n',
         );

@@ -50,6 +50,7 @@ typedef struct conn {
   size_t out_off, out_len, out_cap;
   int paced;  // index into the active list + 1 while a paced stream runs
   int next;   // next paced event
+  uint64_t arrived;  // when the kernel received the last bytes read (CLOCK_MONOTONIC ns)
 } conn;
 
 static blob stream_all, nonstream_all, first_paced, events, health, version, models, notfound;
@@ -63,7 +64,10 @@ static struct {
   double tick_lag_max_ms, tick_lag_sum_ms, tick_work_max_ms, tick_work_sum_ms;
 } st;
 
-// Truth records: ids in one pool, [arrival, first write] ns per record.
+// Truth records: ids in one pool, [arrival, first write, read] ns per record.
+// The arrival is the kernel's receive time of the request's last bytes
+// (SO_TIMESTAMPNS), so a request that waits in the socket while this thread
+// writes a tick's events counts as the server's time, not the client's.
 static char (*rec_id)[MAX_ID];
 static uint64_t *rec_t;
 static size_t rec_n;
@@ -209,13 +213,14 @@ static int stream_true(const char *b, size_t n) {
   return 0;
 }
 
-static void record(const char *rid, size_t rn, uint64_t arrival) {
+static void record(const char *rid, size_t rn, uint64_t arrival, uint64_t read) {
   if (rid == NULL || rec_n >= MAX_RECORDS) return;
   if (rn >= MAX_ID) rn = MAX_ID - 1;
   memcpy(rec_id[rec_n], rid, rn);
   rec_id[rec_n][rn] = 0;
-  rec_t[2 * rec_n] = arrival;
-  rec_t[2 * rec_n + 1] = now_ns();
+  rec_t[3 * rec_n] = arrival;
+  rec_t[3 * rec_n + 1] = now_ns();
+  rec_t[3 * rec_n + 2] = read;
   rec_n++;
 }
 
@@ -238,7 +243,8 @@ static int send_records(conn *c) {
   for (size_t i = 0; i < rec_n; i++) {
     if (i) append(&b, &n, &cap, ",", 1);
     json_string(&b, &n, &cap, rec_id[i]);
-    int k = snprintf(num, sizeof num, ":[\"%llu\",\"%llu\"]", (unsigned long long)rec_t[2 * i], (unsigned long long)rec_t[2 * i + 1]);
+    int k = snprintf(num, sizeof num, ":[\"%llu\",\"%llu\",\"%llu\"]", (unsigned long long)rec_t[3 * i], (unsigned long long)rec_t[3 * i + 1],
+                     (unsigned long long)rec_t[3 * i + 2]);
     append(&b, &n, &cap, num, (size_t)k);
   }
   append(&b, &n, &cap, "}}", 2);
@@ -289,15 +295,16 @@ static int handle(conn *c, const char *head, size_t hn, const char *body, size_t
       while (e > rid && (e[-1] == ' ' || e[-1] == '\t')) e--;
       rn = (size_t)(e - rid);
     }
-    uint64_t arrival = rid ? now_ns() : 0;
+    uint64_t read = rid ? now_ns() : 0;
+    uint64_t arrival = c->arrived && c->arrived <= read ? c->arrived : read;
     if (!stream_true(body, bn)) {
       st.non_stream++;
-      record(rid, rn, arrival);
+      record(rid, rn, arrival, read);
       return send_bytes(c, nonstream_all.p, nonstream_all.n);
     }
     st.streams++;
     if (paced_ms > 0) {
-      record(rid, rn, arrival);
+      record(rid, rn, arrival, read);
       st.events_written++;
       if (!send_bytes(c, first_paced.p, first_paced.n)) return 0;
       if (tokens == 1) return 1;
@@ -312,7 +319,7 @@ static int handle(conn *c, const char *head, size_t hn, const char *body, size_t
       if (n_active > st.max_active) st.max_active = n_active;
       return 1;
     }
-    record(rid, rn, arrival);
+    record(rid, rn, arrival, read);
     st.events_written += (uint64_t)tokens;
     return send_bytes(c, stream_all.p, stream_all.n);
   }
@@ -359,10 +366,32 @@ static int drain(conn *c) {
   return 1;
 }
 
+// The kernel's receive time of the bytes a recvmsg returned, moved from
+// CLOCK_REALTIME (what SO_TIMESTAMPNS gives) to CLOCK_MONOTONIC; 0 if absent.
+static uint64_t received_at(struct msghdr *m) {
+  for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+    if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS) continue;
+    struct timespec ts, real, mono;
+    memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    int64_t ago = ((int64_t)real.tv_sec - ts.tv_sec) * 1000000000ll + (real.tv_nsec - ts.tv_nsec);
+    int64_t at = (int64_t)mono.tv_sec * 1000000000ll + mono.tv_nsec - ago;
+    return at > 0 ? (uint64_t)at : 0;
+  }
+  return 0;
+}
+
 static void on_readable(conn *c) {
   char buf[65536];
+  union {
+    char b[CMSG_SPACE(sizeof(struct timespec))];
+    struct cmsghdr align;
+  } ctl;
   for (;;) {
-    ssize_t r = recv(c->fd, buf, sizeof buf, 0);
+    struct iovec io = {.iov_base = buf, .iov_len = sizeof buf};
+    struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b};
+    ssize_t r = recvmsg(c->fd, &m, 0);
     if (r == 0) {
       close_conn(c);
       return;
@@ -375,6 +404,7 @@ static void on_readable(conn *c) {
       }
       return;
     }
+    c->arrived = received_at(&m);
     append(&c->in, &c->in_len, &c->in_cap, buf, (size_t)r);
     if (!drain(c)) return;
     if ((size_t)r < sizeof buf) return;
@@ -460,7 +490,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   rec_id = malloc(sizeof *rec_id * MAX_RECORDS);
-  rec_t = malloc(sizeof *rec_t * 2 * MAX_RECORDS);
+  rec_t = malloc(sizeof *rec_t * 3 * MAX_RECORDS);
   if (!rec_id || !rec_t) die("malloc");
 
   signal(SIGPIPE, SIG_IGN);
@@ -519,6 +549,7 @@ int main(int argc, char **argv) {
           int fd = accept4(ls, NULL, NULL, SOCK_NONBLOCK);
           if (fd < 0) break;
           setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+          setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
           conn *c = calloc(1, sizeof *c);
           c->fd = fd;
           st.connections++;

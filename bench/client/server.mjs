@@ -35,6 +35,8 @@
 // that carries it, so a client can never see it earlier)
 // (CLOCK_MONOTONIC, same clock as other processes' monotonic clocks):
 //   GET /_records   → {"clock":"CLOCK_MONOTONIC_ns","records":{id:[arrival,firstWrite],…}}
+//   (the C engine: [arrival, firstWrite, read], its arrival the kernel's
+//   receive time of the request, SO_TIMESTAMPNS, and read as above)
 //   DELETE /_records → clears them.   GET /_stats → counters, tick lag, server CPU.
 //   GET /health → 200 (empty), GET /version, GET /v1/models (model "m") as vLLM answers them.
 // On listening it prints one JSON line: {"listening":true,"port":…,"pid":…,…}.

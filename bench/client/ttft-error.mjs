@@ -209,15 +209,15 @@ async function main() {
       rows.push({ fraction: fr, targetQps: qps, harness: r, error: err, serverCpuPct, stealPct: steal });
       process.stdout.write(
         `  ${(fr * 100).toFixed(0)}% (${qps} QPS): n ${err.n}, error p50 ${f(err.error?.p50, 3)} ms p99 ${f(err.error?.p99, 3)} ms ` +
-          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, server CPU ${f(serverCpuPct, 0)}%, host steal ${f(steal, 1)}%, errors ${r.errors}\n`,
+          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; server arrival->read p99 ${f(err.serverRead?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, server CPU ${f(serverCpuPct, 0)}%, host steal ${f(steal, 1)}%, errors ${r.errors}\n`,
       );
     }
     const table = [
-      '| load | target QPS | samples | TTFT error p50 (ms) | p99 (ms) | send side p99 | receive side p99 | simulator TTFT p50 (ms) | harness CPU % | server CPU % | host steal % |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| load | target QPS | samples | TTFT error p50 (ms) | p99 (ms) | send side p99 | receive side p99 | server arrival→read p99 | simulator TTFT p50 (ms) | harness CPU % | server CPU % | host steal % |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (x) =>
-          `| ${(x.fraction * 100).toFixed(0)}% | ${x.targetQps} | ${x.error.n} | ${f(x.error.error?.p50, 3)} | ${f(x.error.error?.p99, 3)} | ${f(x.error.send?.p99, 3)} | ${f(x.error.recv?.p99, 3)} | ${f(x.error.serverTtft?.p50, 2)} | ${f((x.harness.cpu_s / x.harness.wall_s) * 100, 0)} | ${f(x.serverCpuPct, 0)} | ${f(x.stealPct, 1)} |`,
+          `| ${(x.fraction * 100).toFixed(0)}% | ${x.targetQps} | ${x.error.n} | ${f(x.error.error?.p50, 3)} | ${f(x.error.error?.p99, 3)} | ${f(x.error.send?.p99, 3)} | ${f(x.error.recv?.p99, 3)} | ${f(x.error.serverRead?.p99, 3)} | ${f(x.error.serverTtft?.p50, 2)} | ${f((x.harness.cpu_s / x.harness.wall_s) * 100, 0)} | ${f(x.serverCpuPct, 0)} | ${f(x.stealPct, 1)} |`,
       ),
     ].join('\n');
     process.stdout.write(`\n${table}\n`);

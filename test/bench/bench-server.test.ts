@@ -83,6 +83,7 @@ describe.skipIf(!hasCc)('bench server engines', () => {
     ['paced', ['--tokens', '4', '--paced-ms', '5']],
   ])('%s: the C engine sends the Node engine’s bytes and keeps the same records', async (_name, extra) => {
     const [c, node] = await Promise.all([start('c', extra), start('node', extra)]);
+    const before = process.hrtime.bigint();
     expect(c.hello.engine).toBe('c');
     expect(c.hello.pid).not.toBe(c.child.pid); // the C process's own pid: CPU is read from it
     for (const req of [
@@ -100,7 +101,14 @@ describe.skipIf(!hasCc)('bench server engines', () => {
     const [rc, rn] = await Promise.all([json(c.port, '/_records'), json(node.port, '/_records')]);
     expect(Object.keys(rc.records).sort()).toEqual(['101', 'req-7']);
     expect(Object.keys(rn.records).sort()).toEqual(['101', 'req-7']);
-    for (const [read, first] of Object.values(rc.records) as [string, string][]) expect(BigInt(first) >= BigInt(read)).toBe(true);
+    const after = process.hrtime.bigint();
+    // C: [kernel arrival, first write, read], moved to this process's monotonic clock.
+    for (const r of Object.values(rc.records) as string[][]) {
+      expect(r).toHaveLength(3);
+      const [arrival, first, read] = r.map(BigInt);
+      expect(arrival >= before && arrival <= read && read <= first && first <= after).toBe(true);
+    }
+    for (const [read, first] of Object.values(rn.records) as [string, string][]) expect(BigInt(read) >= before && BigInt(first) >= BigInt(read)).toBe(true);
     const stats = await json(c.port, '/_stats');
     expect(stats).toMatchObject({ requests: 3, streams: 2, nonStream: 1, engine: 'c' });
     expect(await json(c.port, '/_records', 'DELETE')).toEqual({ cleared: 2 });
