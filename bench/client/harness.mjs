@@ -188,9 +188,10 @@ async function runHarness(lib, o) {
     // Server: LoadGen's TTFT, from the scheduled issue time (every query is
     // sent at once, so the truth starts there too). Offline at capacity:
     // queries wait for an in-flight slot by design, which is not a
-    // measurement error, so the clock starts when the request is written,
-    // as the other clients' does.
-    const from = scenario === 'Server' ? 'scheduledNs' : 'sentNs';
+    // measurement error, so the clock starts when the sample gets its slot
+    // and is handed to undici, as the other clients' starts at their request
+    // call (undici's own wait before the write counts).
+    const from = scenario === 'Server' ? 'scheduledNs' : 'dispatchedNs';
     const ms = fresh.map((t) => (t.firstTokenNs - t[from]) / 1e6).sort((a, b) => a - b);
     const at = (q) => ms[Math.min(ms.length - 1, Math.max(0, Math.ceil(q * ms.length) - 1))];
     if (ms.length) ttft = { n: ms.length, mean: ms.reduce((a, b) => a + b, 0) / ms.length, p50: at(0.5), p99: at(0.99), max: ms[ms.length - 1] };

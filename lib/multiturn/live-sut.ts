@@ -164,7 +164,7 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
     const startNs = native.nowNs();
     issueDelays.push(startNs - issuedNs);
     const timing: SampleTiming = {
-      id: sample.id, index: ci, endpoint: ci % endpoints.length, attempts: 1, scheduledNs: issuedNs, issuedNs, sentNs: startNs,
+      id: sample.id, index: ci, endpoint: ci % endpoints.length, attempts: 1, scheduledNs: issuedNs, issuedNs, dispatchedNs: startNs, sentNs: startNs,
       headersNs: NaN, firstTokenNs: NaN, endNs: NaN, chunks: 0, multiTokenChunks: 0, tokens: 0, maxGapNs: 0, ok: false,
     };
     let firstSent = false;

@@ -113,6 +113,7 @@ export const TIMING_FIELDS = [
   'tokens',
   'maxGapNs',
   'ok',
+  'dispatchedNs',
 ] as const;
 const TF = TIMING_FIELDS.length;
 
@@ -701,6 +702,7 @@ export class HttpDriver {
     t.push(tokens);
     t.push(x.maxGapNs);
     t.push(ok ? 1 : 0);
+    t.push(x.dispatchedNs || NaN);
   }
 
   private checkDeadlines(): void {
@@ -825,6 +827,8 @@ class Exchange implements SseSink {
   scheduledNs = 0;
   issuedNs = 0;
   firstSentNs = 0;
+  /** When the last attempt was handed to undici (before its pool queue and its write). */
+  dispatchedNs = 0;
   sentNs = 0;
   headersNs = 0;
   firstTokenNs = 0;
@@ -871,6 +875,7 @@ class Exchange implements SseSink {
     this.firstTokenNs = 0;
     this.firstTokenData = false;
     this.firstSentNs = 0;
+    this.dispatchedNs = 0;
     this.headersNs = 0;
     this.endNs = 0;
     this.chunks = 0;
@@ -902,7 +907,7 @@ class Exchange implements SseSink {
     this.multiTokenChunks = 0;
     this.maxGapNs = 0;
     this.lastChunkNs = 0;
-    this.sentNs = native.nowNs();
+    this.dispatchedNs = this.sentNs = native.nowNs();
     if (this.firstSentNs === 0) this.firstSentNs = this.sentNs;
   }
 

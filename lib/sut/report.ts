@@ -120,6 +120,7 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
           tokens: t[i + 12],
           maxGapNs: t[i + 13],
           ok: t[i + 14] === 1,
+          dispatchedNs: t[i + 15],
         };
         if (!row.ok) row.error = errs.get(row.id);
         timings.push(row);

@@ -94,6 +94,12 @@ export interface SampleTiming {
   tokens: number;
   maxGapNs: number;
   ok: boolean;
+  /**
+   * When the last attempt was handed to undici: before its connection queue
+   * and its write (`sentNs`), the moment a client that times from its request
+   * call would start its clock.
+   */
+  dispatchedNs: number;
   error?: string;
 }
 

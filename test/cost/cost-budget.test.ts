@@ -109,7 +109,7 @@ describe('cost and tokens', () => {
 
   test('goodput counts the samples within TTFT and TPOT targets, as LoadGen measures them', () => {
     const t = (ttftMs: number, tokens: number, totalMs: number, ok = true): SampleTiming => ({
-      id: 0, index: 0, endpoint: 0, attempts: 1, scheduledNs: 1e9, issuedNs: 1e9, sentNs: 1e9, headersNs: NaN,
+      id: 0, index: 0, endpoint: 0, attempts: 1, scheduledNs: 1e9, issuedNs: 1e9, dispatchedNs: 1e9, sentNs: 1e9, headersNs: NaN,
       firstTokenNs: 1e9 + ttftMs * 1e6, endNs: 1e9 + totalMs * 1e6, chunks: tokens, multiTokenChunks: 0, tokens, maxGapNs: 0, ok,
     });
     // TTFT ≤ 100 ms and TPOT ≤ 10 ms: (100, 11 tokens, 200 ms) has TPOT 10 ms: good; (101, ...) not;

@@ -58,7 +58,8 @@ describe.each(MATRIX)('%s %s', (flavor, api) => {
       expect(r).toBeDefined();
       expect(t.ok).toBe(true);
       expect(t.tokens).toBe(6);
-      expect(t.issuedNs).toBeLessThanOrEqual(t.sentNs);
+      expect(t.issuedNs).toBeLessThanOrEqual(t.dispatchedNs);
+      expect(t.dispatchedNs).toBeLessThanOrEqual(t.sentNs);
       expect(t.sentNs).toBeLessThanOrEqual(r.receivedNs);
       expect(t.firstTokenNs).toBeGreaterThanOrEqual(r.firstTokenNs!);
       expect(t.endNs).toBeGreaterThanOrEqual(t.firstTokenNs);
