@@ -408,7 +408,7 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--ignore-eos', 'keep generating past EOS up to the output cap')
     .option('--target-qps <qps>', 'Server: target QPS; Offline: expected QPS', number)
     .option('--concurrency <n>', 'most requests in flight at once, over all endpoints', integer)
-    .option('--workers <n>', 'adapter worker threads (0 = main thread; default CPU count - 1)', integer)
+    .option('--workers <n>', 'adapter worker threads (0 = main thread; default CPU count - 1, 1..8, and 2 on 2 CPUs)', integer)
     .option('--cpu-idle-latency-us <us>', 'Linux: keep CPUs out of idle states slower to leave than this during the test (PM QoS, /dev/cpu_dma_latency; 0 = poll; needs root)', integer)
     .option('--output-dir <dir>', `where the logs and results go (default ${DEFAULT_OUTPUT_DIR})`)
     .option('--set <key=value>', 'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable', collect)
