@@ -194,11 +194,12 @@ async function main() {
       cap = await harness(sim, o, ['--concurrency', o.against === 'sim' ? '512' : '64', '--scenario', 'offline']);
       if (cap.error || !cap.requests) throw new Error(`capacity run failed: ${JSON.stringify(cap).slice(0, 400)}`);
       offlineCapacity = cap.requests / cap.wall_s;
-      // In the Server scenario every query is its own hand-over (engine thread
-      // -> main thread -> worker), which costs more per request than Offline's
+      // In the Server scenario every query is its own hand-over (LoadGen's
+      // issue thread -> a worker's queue), which costs more per request than Offline's
       // batches: the capacity that matters here is the Server scenario's, taken
       // by letting LoadGen issue at twice the Offline rate, so the harness
-      // falls behind and completes requests as fast as it can.
+      // falls behind and completes requests as fast as it can; the probes
+      // then step down from that overload throughput to what it sustains.
       over = await harness(sim, { ...o, durationS: Math.min(o.durationS, 3) }, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(Math.round(offlineCapacity * 2))]);
       overloadThroughput = over.requests / over.wall_s;
       for (let step = 0; step <= 10; step++) {

@@ -30,8 +30,9 @@ import type { JournalTarget } from '../resume/journal-writer.js';
  * request written in a poll batch waits for the whole batch (undici writes
  * in the check phase) and for any pause of that one thread; two halve the
  * batches and keep one reading while the other is held up. Measured on 2
- * vCPUs: Server TTFT error p99 0.7-0.8 ms against 1.5-4.6 ms at 17,310 QPS,
- * paced 512-stream p99 2.3-2.9 against 5.3-7.1 ms (README, bench/client).
+ * vCPUs: Server TTFT error p99 0.7-2.2 ms (three runs of four under 0.85)
+ * against 1.5-4.6 ms at 17,310 QPS, paced 512-stream p99 2.3-4.1 against
+ * 5.3-7.1 ms (README, bench/client).
  */
 export function defaultWorkers(cpus: number): number {
   return Math.min(8, Math.max(Math.min(cpus, 2), cpus - 1));
