@@ -297,14 +297,14 @@ static int handle(conn *c, const char *head, size_t hn, const char *body, size_t
     }
     uint64_t read = rid ? now_ns() : 0;
     uint64_t arrival = c->arrived && c->arrived <= read ? c->arrived : read;
-    if (!stream_true(body, bn)) {
+    const int stream = stream_true(body, bn);
+    record(rid, rn, arrival, read);  // its first-write time is taken here, just before the write
+    if (!stream) {
       st.non_stream++;
-      record(rid, rn, arrival, read);
       return send_bytes(c, nonstream_all.p, nonstream_all.n);
     }
     st.streams++;
     if (paced_ms > 0) {
-      record(rid, rn, arrival, read);
       st.events_written++;
       if (!send_bytes(c, first_paced.p, first_paced.n)) return 0;
       if (tokens == 1) return 1;
@@ -319,7 +319,6 @@ static int handle(conn *c, const char *head, size_t hn, const char *body, size_t
       if (n_active > st.max_active) st.max_active = n_active;
       return 1;
     }
-    record(rid, rn, arrival, read);
     st.events_written += (uint64_t)tokens;
     return send_bytes(c, stream_all.p, stream_all.n);
   }

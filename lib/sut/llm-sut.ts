@@ -35,7 +35,7 @@ import type { JournalTarget } from '../resume/journal-writer.js';
  * 5.3-7.1 ms (README, bench/client).
  */
 export function defaultWorkers(cpus: number): number {
-  return Math.min(8, Math.max(Math.min(cpus, 2), cpus - 1));
+  return cpus <= 2 ? Math.max(1, cpus) : Math.min(8, cpus - 1);
 }
 
 export interface LlmSutOptions {
