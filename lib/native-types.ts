@@ -107,6 +107,9 @@ export interface TestMeta {
   workerQueues?: number;
 }
 
+/** An opaque handle to native storage (an N-API external). */
+export type OffHeapHandle = { readonly __offHeap: unique symbol };
+
 export interface NativeBinding {
   readonly engineVersion: string;
   readonly compatibleLoadgenVersion: string;
@@ -152,6 +155,11 @@ export interface NativeBinding {
   workerQueueDetach(group: number, k: number): void;
   workerQueueWaiting(group: number, k: number): number;
   firstTokenObjects(responses: unknown[]): void;
+  /** Append-only doubles outside the JS heap (native/addon/off_heap_rows.h), freed with the handle. */
+  offHeapCreate(): OffHeapHandle;
+  offHeapAppend(rows: OffHeapHandle, values: Float64Array, n: number): void;
+  offHeapLength(rows: OffHeapHandle): number;
+  offHeapCopy(rows: OffHeapHandle): Float64Array;
   loadSettings(
     model: string,
     scenario: string,

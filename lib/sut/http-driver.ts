@@ -10,7 +10,9 @@ import type { BodyStore } from './body-store.js';
 import { chunkedOnly, keepable, markBody, markIdle, reusedReadConnector } from './reused-reads.js';
 import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
 import { SseReader, type SseSink } from './sse.js';
-import { Column, LogHistogram, bump } from './stats.js';
+import { requestIdString } from './request-id.js';
+import { Column } from './column.js';
+import { LogHistogram, bump } from './stats.js';
 import type { TokenSource, WireApiName } from './types.js';
 import { buildBatchBody } from './wire/request-body.js';
 import { decodeGenerateChunk } from './wire/generate-chunks.js';
@@ -309,7 +311,7 @@ export class HttpDriver {
         }),
     );
     this.epStats = cfg.endpoints.map(() => new EndpointStats());
-    this.timings = cfg.recordTimings ? new Column(1024 * TF) : null;
+    this.timings = cfg.recordTimings ? new Column(64 * TF) : null;
     this.timingErrors = cfg.recordTimings ? [] : null;
     this.headerList = ['content-type', 'application/json'];
     for (const [k, v] of Object.entries(cfg.headers)) this.headerList.push(k, v);
@@ -531,7 +533,7 @@ export class HttpDriver {
     x.prepareAttempt();
     const ep = this.cfg.endpoints[k];
     const headers = this.headerList.slice();
-    headers.push('x-request-id', String(x.id));
+    headers.push('x-request-id', requestIdString(x.id));
     const handler = new Attempt(x, ++x.generation);
     try {
       this.pools[k].dispatch({ origin: ep.origin, path: ep.prefix + this.cfg.path, method: 'POST', headers, body }, handler);
@@ -565,6 +567,7 @@ export class HttpDriver {
   /** The exchange has ended (completed or failed): free its slot and recycle it. */
   finished(x: Exchange): void {
     x.generation++;
+    x.release();
     this.removeActive(x);
     this.free.push(x);
     if (this.waiting.length > 0 || this.fresh.length > 0) this.drainBacklog();
@@ -891,6 +894,21 @@ class Exchange implements SseSink {
     this.deadlineNs = startNs + this.d.cfg.totalMs * 1e6;
   }
 
+  /**
+   * Back in the free pool: drop what the last attempt left behind. Pooled
+   * exchanges live long (old generation); a kept abort closure held undici's
+   * request with its header strings and buffers, which then outlived two
+   * scavenges whenever the exchange waited in the pool, and every one of
+   * them became old-generation garbage for the next mark-compact.
+   */
+  release(): void {
+    this.abort = null;
+    this.carry = null;
+    this.bodyParts.length = 0;
+    this.batchIds = null;
+    this.batchIndices = null;
+  }
+
   prepareAttempt(): void {
     this.ended = false;
     this.status = 0;
@@ -1110,12 +1128,13 @@ class Exchange implements SseSink {
       }
       return;
     }
-    if (r === CHUNK_ERROR) {
-      this.attemptFailed({ kind: 'error-event', message: st.error ?? 'error event', retryable: true, endpointFault: true, retryAfterMs: 0 });
-      this.abortQuietly();
-    } else if (r === CHUNK_MALFORMED) {
-      this.attemptFailed({ kind: 'malformed-stream', message: st.error ?? 'malformed chunk', retryable: true, endpointFault: true, retryAfterMs: 0 });
-      this.abortQuietly();
+    if (r === CHUNK_ERROR || r === CHUNK_MALFORMED) {
+      // Taken first: a final failure recycles this exchange, which drops it.
+      const abort = this.abort;
+      if (r === CHUNK_ERROR) this.attemptFailed({ kind: 'error-event', message: st.error ?? 'error event', retryable: true, endpointFault: true, retryAfterMs: 0 });
+      else this.attemptFailed({ kind: 'malformed-stream', message: st.error ?? 'malformed chunk', retryable: true, endpointFault: true, retryAfterMs: 0 });
+      // Close the connection of the stream we gave up on; undici reports the abort to onError, which is ignored now.
+      if (abort) abort(new Error('stream abandoned'));
     }
   }
 
@@ -1125,11 +1144,6 @@ class Exchange implements SseSink {
   }
 
   // ---- outcomes ----
-
-  private abortQuietly(): void {
-    // Close the connection of a stream we gave up on; undici reports the abort to onError, which is ignored now.
-    if (this.abort) this.abort(new Error('stream abandoned'));
-  }
 
   private succeed(): void {
     this.ended = true;

@@ -1,48 +1,7 @@
-// Counting and distributions for the adapter's report: growable numeric
-// columns (exact percentiles of per-request values) and a log-bucketed
-// histogram (pooled inter-chunk gaps, where there is one value per token).
+// Distributions for the adapter's report: exact percentiles of per-request
+// values (kept in column.ts) and a log-bucketed histogram (pooled
+// inter-chunk gaps, where there is one value per token).
 import type { Percentiles } from './types.js';
-
-/**
- * An append-only column of numbers stored in fixed-size blocks. Growing
- * never copies what is stored: a doubling array holding every sample's
- * timings copied 16 MB at 131,072 samples, which stalled the worker that
- * records them for 10-30 ms in the middle of a run (the TTFT tail showed it).
- */
-export class Column {
-  length = 0;
-  private readonly blocks: Float64Array[] = [];
-  private block: Float64Array;
-  private used = 0;
-
-  constructor(private readonly blockSize = 1024) {
-    this.block = new Float64Array(blockSize);
-    this.blocks.push(this.block);
-  }
-
-  push(v: number): void {
-    if (this.used === this.blockSize) {
-      this.block = new Float64Array(this.blockSize);
-      this.blocks.push(this.block);
-      this.used = 0;
-    }
-    this.block[this.used++] = v;
-    this.length++;
-  }
-
-  /** A contiguous copy of the values (for reports, off the hot path). */
-  toArray(): Float64Array {
-    const out = new Float64Array(this.length);
-    let at = 0;
-    for (const b of this.blocks) {
-      const n = Math.min(b.length, this.length - at);
-      if (n <= 0) break;
-      out.set(n === b.length ? b : b.subarray(0, n), at);
-      at += n;
-    }
-    return out;
-  }
-}
 
 /** Percentiles of the finite values, scaled by `scale` (e.g. 1e-6 for ns to ms). */
 export function percentiles(values: ArrayLike<number>, scale = 1): Percentiles {

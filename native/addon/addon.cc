@@ -11,6 +11,7 @@
 #include "convert.h"
 #include "loadgen.h"
 #include "native_null_sut.h"
+#include "off_heap_rows.h"
 #include "sse_binding.h"
 #include "test_context.h"
 #include "worker_queues.h"
@@ -329,6 +330,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("logSutMessage", Napi::Function::New(env, LogSutMessage));
   RegisterSse(env, exports);
   RegisterWorkerQueues(env, exports);
+  RegisterOffHeapRows(env, exports);
   exports.Set("loadSettings", Napi::Function::New(env, LoadSettings));
   exports.Set("benchmarkNames", Napi::Function::New(env, BenchmarkNames));
   return exports;

@@ -24,6 +24,13 @@ void TightenTimerSlack() {
 #endif
 }
 
+// So `top -H`, perf and /proc show which thread issues (Server, Offline).
+void NameIssueThread() {
+#ifdef PR_SET_NAME
+  prctl(PR_SET_NAME, "loadgen-issue", 0, 0, 0);
+#endif
+}
+
 // Sleeps until `deadline_ns`, in slices so an abort is noticed. Like the
 // official engine it sleeps even for a few microseconds: spinning or
 // yielding instead keeps a core busy that the SUT's own threads need
@@ -114,6 +121,7 @@ void IssueRun::CallSut(uint64_t first_query, uint64_t last_query, uint64_t strid
 // Server and Offline: issue on a schedule, without waiting for completions.
 void IssueRun::IssueServer(size_t thread_idx, size_t stride) {
   TightenTimerSlack();
+  NameIssueThread();
   const bool server = s_.scenario == Scenario::Server;
   const bool multi_thread = stride > 1;
   const uint64_t count = gen_.query_count();

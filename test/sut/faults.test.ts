@@ -16,9 +16,9 @@ const FAST: Partial<LlmSutOptions> = {
   onWarning: () => {},
 };
 
-async function runWith(flavor: SimFlavor, api: WireApiName, faults: SimFaultRule[], queries = 6, extra: Partial<LlmSutOptions> = {}) {
+async function runWith(flavor: SimFlavor, api: WireApiName, faults: SimFaultRule[], queries = 6, extra: Partial<LlmSutOptions> = {}, maxTokens = 5) {
   const s = await sim({ flavor, decodeStepNs: 100_000 });
-  const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(queries, 5), api, ...FAST, ...extra }));
+  const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(queries, maxTokens), api, ...FAST, ...extra }));
   s.injectFaults(faults);
   const run = await serverRun(llm, queries);
   const report = await llm.report();
@@ -97,6 +97,17 @@ describe.each(APIS)('%s %s', (flavor, api) => {
     const { report } = await runWith(flavor, api, [{ kind: 'malformed-chunk', afterTokens: 2, count: 1 }]);
     expect(report.samples.failed).toBe(1);
     expect(report.errorKinds['malformed-stream']).toBe(1);
+  });
+
+  test('a malformed chunk after the first token: the adapter closes that stream at once', async () => {
+    // The simulator goes on streaming after the bad chunk: 2,000 tokens at
+    // 0.1 ms a step would take 0.2 s more, so the stream is cut by the client.
+    const { report, s } = await runWith(flavor, api, [{ kind: 'malformed-chunk', afterTokens: 2, count: 1 }], 2, {}, 2000);
+    expect(report.samples.failed).toBe(1);
+    const hit = s.records().filter((r) => r.fault === 'malformed-chunk');
+    expect(hit).toHaveLength(1);
+    expect(hit[0].clientAborted).toBe(true);
+    expect(hit[0].outputTokens).toBeLessThan(2000);
   });
 
   test('an error event before the first token is retried; after it, the sample fails', async () => {
