@@ -30,9 +30,9 @@
 //    worker takes queries in batches, which is cheaper than one at a time, so
 //    that rate is more than it sustains: Server runs as long as the measured
 //    ones then step down from it by 5 % until the TTFT error stays under 1 ms
-//    at the median and 20 ms at p99 (a queue that grows through the run puts
-//    them at tens to hundreds of ms; a stall of a few ms does not). That rate
-//    is the Server capacity, the base of the fractions.
+//    at the median and 20 ms at p99 in two runs in a row (a queue that grows
+//    through the run puts them at tens to hundreds of ms; a stall of a few ms
+//    does not). That rate is the Server capacity, the base of the fractions.
 // 2. For each fraction f: a LoadGen Server run at f × capacity (Poisson
 //    arrivals, no in-flight cap), the harness's TTFT per sample (first token
 //    − LoadGen's scheduled issue time, what goes into the MLPerf logs), and
@@ -202,14 +202,17 @@ async function main() {
       // then step down from that overload throughput to what it sustains.
       over = await harness(sim, { ...o, durationS: Math.min(o.durationS, 3) }, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(Math.round(offlineCapacity * 2))]);
       overloadThroughput = over.requests / over.wall_s;
-      for (let step = 0; step <= 10; step++) {
+      // A rate passes when two runs in a row at it pass: on this shared VM a
+      // single run passed at a rate 10 % above one that then fell behind.
+      for (let step = 0; step <= 10 && capacity === null; step++) {
         const qps = Math.max(1, Math.round(overloadThroughput * (1 - 0.05 * step)));
-        const { r, err } = await serverRun(qps, o.durationS, `probe-${step}`);
-        probes.push({ targetQps: qps, errorP50: err.error?.p50 ?? null, errorP99: err.error?.p99 ?? null, errors: r.errors });
-        process.stdout.write(`  capacity probe ${qps} QPS: TTFT error p50 ${f(err.error?.p50, 3)} ms, p99 ${f(err.error?.p99, 3)} ms, errors ${r.errors}\n`);
-        if (r.errors === 0 && err.error && err.error.p50 < 1 && err.error.p99 < 20) {
-          capacity = qps;
-          break;
+        for (let run = 1; run <= 2; run++) {
+          const { r, err } = await serverRun(qps, o.durationS, `probe-${step}-${run}`);
+          const pass = r.errors === 0 && err.error !== null && err.error.p50 < 1 && err.error.p99 < 20;
+          probes.push({ targetQps: qps, run, errorP50: err.error?.p50 ?? null, errorP99: err.error?.p99 ?? null, errors: r.errors, pass });
+          process.stdout.write(`  capacity probe ${qps} QPS (run ${run}): TTFT error p50 ${f(err.error?.p50, 3)} ms, p99 ${f(err.error?.p99, 3)} ms, errors ${r.errors}\n`);
+          if (!pass) break;
+          if (run === 2) capacity = qps;
         }
       }
       if (capacity === null) throw new Error(`no rate down to half the overload throughput (${overloadThroughput.toFixed(0)} req/s) kept the TTFT error under 1 ms at the median and 20 ms at p99`);
@@ -220,7 +223,7 @@ async function main() {
         ? `${where}: Server capacity taken as ${capacity} req/s (--capacity)\n`
         : `${where}: Offline capacity ${offlineCapacity.toFixed(0)} req/s (${f((cap.cpu_s / cap.wall_s) * 100, 0)}% harness CPU), ` +
             `Server overload throughput ${overloadThroughput.toFixed(0)} req/s (${f((over.cpu_s / over.wall_s) * 100, 0)}% harness CPU, ${cap.errors + over.errors} errors), ` +
-            `Server capacity ${capacity} req/s (the highest probed rate with a TTFT error under 1 ms at p50 and 20 ms at p99)\n`,
+            `Server capacity ${capacity} req/s (the highest probed rate with a TTFT error under 1 ms at p50 and 20 ms at p99 in two runs in a row)\n`,
     );
     for (const fr of o.fractions) {
       const qps = Math.max(1, Math.round(capacity * fr));
