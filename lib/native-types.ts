@@ -158,7 +158,6 @@ export interface NativeBinding {
   /** Append-only doubles outside the JS heap (native/addon/off_heap_rows.h), freed with the handle. */
   offHeapCreate(): OffHeapHandle;
   offHeapAppend(rows: OffHeapHandle, values: Float64Array, n: number): void;
-  offHeapLength(rows: OffHeapHandle): number;
   offHeapCopy(rows: OffHeapHandle): Float64Array;
   loadSettings(
     model: string,

@@ -215,7 +215,7 @@ async function main() {
           if (run === 2) capacity = qps;
         }
       }
-      if (capacity === null) throw new Error(`no rate down to half the overload throughput (${overloadThroughput.toFixed(0)} req/s) kept the TTFT error under 1 ms at the median and 20 ms at p99`);
+      if (capacity === null) throw new Error(`no rate down to half the overload throughput (${overloadThroughput.toFixed(0)} req/s) kept the TTFT error under 1 ms at the median and 20 ms at p99 in two runs in a row`);
     }
     const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}`;
     process.stdout.write(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace lgaddon {
 
@@ -50,10 +51,6 @@ void RegisterOffHeapRows(Napi::Env env, Napi::Object exports) {
     if (!(n >= 0) || n > static_cast<double>(values.ElementLength())) throw Napi::RangeError::New(info.Env(), "offHeapAppend: n is not within the array");
     rows->Append(values.Data(), static_cast<size_t>(n));
     return info.Env().Undefined();
-  }));
-  // (handle) -> number of values stored.
-  exports.Set("offHeapLength", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), static_cast<double>(RowsArg(info, "offHeapLength")->size()));
   }));
   // (handle) -> a new Float64Array holding every value stored, in order.
   exports.Set("offHeapCopy", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {

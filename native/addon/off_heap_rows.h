@@ -27,7 +27,7 @@ class OffHeapRows {
   size_t size_ = 0;
 };
 
-// Adds offHeapCreate, offHeapAppend, offHeapLength and offHeapCopy to the exports.
+// Adds offHeapCreate, offHeapAppend and offHeapCopy to the exports.
 void RegisterOffHeapRows(Napi::Env env, Napi::Object exports);
 
 }  // namespace lgaddon
