@@ -14,6 +14,10 @@
 //                               (to compare settings at one fixed rate)
 //        [--harness-node-flags "F"]  flags for the harness's node process, e.g.
 //                               "--single-threaded-gc" (space-separated)
+//        [--idle-kdamond]       Linux, root: DAMON's kdamond kernel threads at
+//                               SCHED_IDLE while the bench runs (restored
+//                               after): on this VM they hold a vCPU for
+//                               1-4 ms every ~512 ms (bench/client/kdamond.mjs)
 //
 // --against bench (default): bench/client/server.mjs, which writes each
 //   pre-built response at once and costs nearly nothing, so the harness's
@@ -49,13 +53,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { cpuTimes, stealPct } from './common.mjs';
+import { idleKdamond } from './kdamond.mjs';
 import { measureTtftError } from './run.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
 function options(argv) {
-  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null, capacity: null, harnessNodeFlags: [] };
+  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null, capacity: null, harnessNodeFlags: [], idleKdamond: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -69,6 +74,7 @@ function options(argv) {
     else if (a === '--cpu-idle-latency-us') o.cpuIdleLatencyUs = Number(v());
     else if (a === '--capacity') o.capacity = Number(v());
     else if (a === '--harness-node-flags') o.harnessNodeFlags = v().split(/\s+/).filter(Boolean);
+    else if (a === '--idle-kdamond') o.idleKdamond = true;
     else throw new Error(`unknown option ${a}`);
   }
   if (o.against !== 'bench' && o.against !== 'sim') throw new Error('--against takes bench or sim');
@@ -171,6 +177,7 @@ async function main() {
   const o = options(process.argv.slice(2));
   // System-wide: covers the harness and the server alike.
   const idleHold = o.cpuIdleLatencyUs === null ? null : (await import('../../dist/index.js')).holdCpuIdleLatency(o.cpuIdleLatencyUs);
+  const kdamond = o.idleKdamond ? idleKdamond() : null;
   const tmp = mkdtempSync(join(tmpdir(), 'ttft-error-'));
   const sim = o.against === 'sim' ? await startSim(o) : await startBenchServer(o);
   const rows = [];
@@ -217,7 +224,7 @@ async function main() {
       }
       if (capacity === null) throw new Error(`no rate down to half the overload throughput (${overloadThroughput.toFixed(0)} req/s) kept the TTFT error under 1 ms at the median and 20 ms at p99 in two runs in a row`);
     }
-    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}`;
+    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}${kdamond ? `, ${kdamond.threads.length ? kdamond.threads.map((t) => `${t.comm} (pid ${t.pid})`).join(', ') : 'no kdamond thread found'} at SCHED_IDLE` : ''}`;
     process.stdout.write(
       cap === null
         ? `${where}: Server capacity taken as ${capacity} req/s (--capacity)\n`
@@ -252,10 +259,11 @@ async function main() {
     const dir = join(HERE, 'results');
     mkdirSync(dir, { recursive: true });
     const out = join(dir, `ttft-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(out, JSON.stringify({ options: o, offlineCapacity, overloadThroughput, capacity, capacityRuns: { offline: cap, server: over, probes }, rows, table }, null, 1));
+    writeFileSync(out, JSON.stringify({ options: o, idledKdamond: kdamond?.threads ?? null, offlineCapacity, overloadThroughput, capacity, capacityRuns: { offline: cap, server: over, probes }, rows, table }, null, 1));
     process.stdout.write(`\nwrote ${out}\n`);
   } finally {
     idleHold?.release();
+    kdamond?.restore();
     sim.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
