@@ -16,14 +16,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 const PF_KTHREAD = 0x00200000;
 const SCHED_OTHER = 0;
 
-// [comm, flags, policy] of a process, or null when it is gone.
+/** {comm, flags, policy} from the text of /proc/PID/stat (comm may hold spaces and parentheses). */
+export function parseStat(text) {
+  const close = text.lastIndexOf(')');
+  const comm = text.slice(text.indexOf('(') + 1, close);
+  const rest = text.slice(close + 2).split(' '); // rest[0] is field 3 (state)
+  return { comm, flags: Number(rest[6]), policy: Number(rest[38]) };
+}
+
+// Of a live process, or null when it is gone.
 function stat(pid) {
   try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const close = s.lastIndexOf(')');
-    const comm = s.slice(s.indexOf('(') + 1, close);
-    const rest = s.slice(close + 2).split(' '); // rest[0] is field 3 (state)
-    return { comm, flags: Number(rest[6]), policy: Number(rest[38]) };
+    return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }
@@ -35,6 +39,18 @@ function chrt(args, what) {
   if (r.status !== 0) throw new Error(`--idle-kdamond: chrt ${args.join(' ')} (${what}) failed: ${(r.stderr || '').trim() || `exit ${r.status}`}`);
 }
 
+/** Linux: the kdamond kernel threads at SCHED_OTHER, [{pid, comm}]. */
+export function kdamondThreads() {
+  const threads = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const s = stat(name);
+    if (s === null || !s.comm.startsWith('kdamond') || (s.flags & PF_KTHREAD) === 0 || s.policy !== SCHED_OTHER) continue;
+    threads.push({ pid: Number(name), comm: s.comm });
+  }
+  return threads;
+}
+
 /**
  * Puts every kdamond kernel thread running at SCHED_OTHER at SCHED_IDLE.
  * Returns { threads: [{pid, comm}], restore() }; restore() is idempotent and
@@ -43,13 +59,7 @@ function chrt(args, what) {
  */
 export function idleKdamond() {
   if (process.platform !== 'linux') throw new Error(`--idle-kdamond: kdamond is a Linux kernel thread; not on ${process.platform}`);
-  const threads = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const s = stat(name);
-    if (s === null || !s.comm.startsWith('kdamond') || (s.flags & PF_KTHREAD) === 0 || s.policy !== SCHED_OTHER) continue;
-    threads.push({ pid: Number(name), comm: s.comm });
-  }
+  const threads = kdamondThreads();
   const demoted = [];
   let restored = false;
   const restore = () => {
