@@ -6,10 +6,12 @@
 // vCPU meanwhile waits for kdamond's slice to end. Measured with a C loop
 // sleeping 200 µs at a time for 10 s on each vCPU: 27 wake-ups over 0.5 ms
 // late (worst 4.1 ms) on the vCPU kdamond ran on, 2 (worst 0.9 ms) with
-// kdamond at SCHED_IDLE, which any runnable thread preempts at once. It is
-// a property of the machine, not of the client, so the bench can take it out
-// (opt-in, root only) and says so in its output; the thread keeps running in
-// idle time and gets its policy back when the bench ends, however it ends.
+// kdamond at SCHED_IDLE, which gives way to a waking thread at its next
+// rescheduling point instead of finishing its slice. It is a property of the
+// machine, not of the client, so the bench can take it out (opt-in, root
+// only) and says so in its output; the thread keeps running in idle time and
+// gets its policy back when the bench ends: normally, on an error, on
+// SIGINT or SIGTERM (not on SIGKILL).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
