@@ -47,10 +47,14 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 // the send side (request issued → arrival) and the receive side (first event
 // written → client saw it); all clocks are CLOCK_MONOTONIC, shared by
 // processes on Linux. Returns milliseconds: {n, unmatched, error:{p50,p99,mean,
-// max,min}, send:{…}|null, recv:{…}|null, serverTtft:{…}, serverRead:{…}|null}.
+// max,min}, send:{…}|null, recv:{…}|null, serverTtft:{…}, serverRead:{…}|null,
+// windows:[{fromS, n, p50, p99}]|null}. With `windowS` and absolute client
+// times, `windows` holds the error's percentiles per consecutive window of
+// that many seconds of issue time (whole windows only): a one-off stall
+// weighs more in a short window than in a long run, and this shows both.
 // The lead wires it to the harness: run harness.mjs with --ttft-out at 10 %,
 // 50 % and 90 % of its measured capacity and call this on its records.
-export function measureTtftError(clientRecords, serverRecords) {
+export function measureTtftError(clientRecords, serverRecords, { windowS = null } = {}) {
   const cr = Array.isArray(clientRecords) ? clientRecords : clientRecords?.records ?? [];
   const sr = serverRecords?.records && !Array.isArray(serverRecords.records) ? serverRecords.records : serverRecords;
   const err = [];
@@ -58,6 +62,7 @@ export function measureTtftError(clientRecords, serverRecords) {
   const recv = [];
   const srvTtft = [];
   const srvRead = [];
+  const issued = []; // issue time of err[i], ns (absolute records only)
   let unmatched = 0;
   for (const r of cr) {
     const s = sr[r[0]];
@@ -74,6 +79,7 @@ export function measureTtftError(clientRecords, serverRecords) {
       const issue = Number(r[1]);
       const first = Number(r[2]);
       err.push((first - issue - serverTtft) / 1e6);
+      issued.push(issue);
       send.push((arrival - issue) / 1e6);
       recv.push((first - firstWrite) / 1e6);
     } else {
@@ -88,9 +94,30 @@ export function measureTtftError(clientRecords, serverRecords) {
     for (const x of s) sum += x;
     return { p50: q(0.5), p99: q(0.99), mean: sum / s.length, min: s[0], max: s[s.length - 1] };
   };
+  let windows = null;
+  if (windowS > 0 && issued.length === err.length && err.length > 0) {
+    const widthNs = windowS * 1e9;
+    let t0 = Infinity;
+    let t1 = -Infinity;
+    for (const t of issued) {
+      if (t < t0) t0 = t;
+      if (t > t1) t1 = t;
+    }
+    const whole = Math.floor((t1 - t0) / widthNs);
+    const per = Array.from({ length: whole }, () => []);
+    for (let i = 0; i < err.length; i++) {
+      const k = Math.floor((issued[i] - t0) / widthNs);
+      if (k < whole) per[k].push(err[i]);
+    }
+    windows = per.map((v, k) => {
+      const st = stats(v);
+      return { fromS: k * windowS, n: v.length, p50: st?.p50 ?? null, p99: st?.p99 ?? null };
+    });
+  }
   return {
     n: err.length,
     unmatched,
+    windows,
     error: stats(err),
     send: send.length ? stats(send) : null,
     recv: recv.length ? stats(recv) : null,

@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_RECORDS 2000000
+#define MAX_RECORDS 4000000
 #define MAX_ID 64
 
 typedef struct {
