@@ -91,6 +91,19 @@ function options(argv) {
   return o;
 }
 
+// Children (server, harness runs) end with the bench, on Ctrl-C and SIGTERM
+// too: none is left running to load the machine.
+const children = new Set();
+function track(child) {
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
+}
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(sig, () => process.exit(code));
+
 function firstLine(child, what, timeoutMs) {
   return new Promise((resolve, reject) => {
     let out = '';
@@ -114,7 +127,7 @@ function firstLine(child, what, timeoutMs) {
 
 async function startSim(o) {
   const args = [join(ROOT, 'dist', 'cli.js'), 'sim', '--port', '0', '--decode-step-ms', String(o.decodeStepMs), '--no-precise-pacing', '--max-running-seqs', '100000', '--max-records', String(requestCap(o.durationS)), '--max-model-len', '1000000'];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   if (o.serverNice) setPriority(child.pid, o.serverNice);
   const url = (await firstLine(child, 'simulator', 20000)).trim();
   return {
@@ -138,7 +151,7 @@ async function startSim(o) {
 
 // The bench server: truth in GET /_records as {records: {id: [read, first write]}}.
 async function startBenchServer(o) {
-  const child = spawn(process.execPath, [join(HERE, 'server.mjs'), '--tokens', String(o.tokens), '--paced-ms', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(process.execPath, [join(HERE, 'server.mjs'), '--tokens', String(o.tokens), '--paced-ms', '0'], { stdio: ['ignore', 'pipe', 'pipe'] }));
   const hello = JSON.parse(await firstLine(child, 'bench server', 20000));
   if (o.serverNice) setPriority(hello.pid ?? child.pid, o.serverNice);
   const url = `http://127.0.0.1:${hello.port}`;
@@ -165,7 +178,7 @@ const requestCap = (durationS) => Math.max(1_000_000, Math.round(60_000 * (durat
 async function harness(srv, o, extra) {
   const args = [join(HERE, 'harness.mjs'), '--url', srv.url, '--requests', String(requestCap(o.durationS)), '--duration-s', String(o.durationS), '--warmup-s', '2', '--stream', '--max-tokens', String(o.tokens), '--model', srv.model, ...extra];
   if (o.workers !== null) args.push('--workers', String(o.workers));
-  const child = spawn(process.execPath, [...o.harnessNodeFlags, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT });
+  const child = track(spawn(process.execPath, [...o.harnessNodeFlags, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT }));
   const limit = setTimeout(() => child.kill('SIGKILL'), (o.durationS * 4 + 60) * 1e3);
   const line = await firstLine(child, 'harness', (o.durationS * 4 + 60) * 1e3);
   clearTimeout(limit);
