@@ -206,6 +206,9 @@ async function runHarness(lib, o) {
     phases = {
       scheduledToIssuedMs: pq(fresh.map((t) => t.issuedNs - t.scheduledNs).filter(Number.isFinite)),
       issuedToSentMs: pq(fresh.map((t) => t.sentNs - t.issuedNs).filter(Number.isFinite)),
+      // The same, split where the worker hands the request to undici.
+      issuedToDispatchedMs: pq(fresh.map((t) => t.dispatchedNs - t.issuedNs).filter(Number.isFinite)),
+      dispatchedToSentMs: pq(fresh.map((t) => t.sentNs - t.dispatchedNs).filter(Number.isFinite)),
     };
     if (process.env.LOADGEN_BENCH_DUMP) writeFileSync(process.env.LOADGEN_BENCH_DUMP, JSON.stringify(fresh.map((t) => [t.scheduledNs, t.issuedNs, t.sentNs, t.firstTokenNs])));
     if (o.ttftOut) writeFileSync(o.ttftOut, JSON.stringify({ clock: 'CLOCK_MONOTONIC_ns', records: fresh.map((t) => [String(t.id), t[from], t.firstTokenNs]) }));

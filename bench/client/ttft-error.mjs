@@ -282,7 +282,7 @@ async function main() {
       rows.push({ fraction: fr, targetQps: qps, harness: r, error: err, windows, serverCpuPct, stealPct: steal });
       process.stdout.write(
         `  ${(fr * 100).toFixed(0)}% (${qps} QPS): n ${err.n}, error p50 ${f(err.error?.p50, 3)} ms p99 ${f(err.error?.p99, 3)} ms, ${windows ? `${o.windowS} s windows' p99 median ${f(windows.medianP99, 3)} worst ${f(windows.maxP99, 3)} ms (${windows.over1ms} of ${windows.count} over 1 ms)` : 'no whole window'} ` +
-          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; server arrival->read p99 ${f(err.serverRead?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, server CPU ${f(serverCpuPct, 0)}%, host steal ${f(steal, 1)}%, errors ${r.errors}\n`,
+          `(send p99 ${f(err.send?.p99, 3)}, receive p99 ${f(err.recv?.p99, 3)}; server arrival->read p99 ${f(err.serverRead?.p99, 3)}; schedule->issue p99 ${f(r.phases?.scheduledToIssuedMs?.p99, 3)}, issue->written p99 ${f(r.phases?.issuedToSentMs?.p99, 3)}: issue->handed to undici p50/p99 ${f(r.phases?.issuedToDispatchedMs?.p50, 3)}/${f(r.phases?.issuedToDispatchedMs?.p99, 3)}, undici->written ${f(r.phases?.dispatchedToSentMs?.p50, 3)}/${f(r.phases?.dispatchedToSentMs?.p99, 3)}), server TTFT p50 ${f(err.serverTtft?.p50, 2)} ms, harness CPU ${f((r.cpu_s / r.wall_s) * 100, 0)}%, server CPU ${f(serverCpuPct, 0)}%, host steal ${f(steal, 1)}%, errors ${r.errors}\n`,
       );
     }
     const table = [
