@@ -17,6 +17,7 @@
 //   extra flags the harness may accept (run.mjs passes them only if asked):
 //   --scenario offline|server    LoadGen scenario (default offline = capacity)
 //   --target-qps Q               Server scenario rate (TTFT error at 10/50/90 %)
+//   --workers N, --busy-poll IDLE_MS   createLlmSut's workers and busyPoll
 // Requests: vLLM /v1/completions payload (common.mjs completionPayload or the
 //   SUT's own), each with a unique `x-request-id` header: the server keys its
 //   truth records by it.
@@ -80,6 +81,7 @@ async function runHarness(lib, o) {
     workers,
     maxInFlightPerEndpoint: o.concurrency,
     recordTimings: Boolean(o.ttftOut),
+    busyPoll: o.extra['busy-poll'] !== undefined ? { idleMs: Number(o.extra['busy-poll']) } : undefined,
     sampling: { ignoreEos: true },
   });
   const outdir = mkdtempSync(join(tmpdir(), 'lg-bench-'));

@@ -4,6 +4,9 @@
 //   node bench/client/ttft-error.mjs [--against bench|sim] [--tokens 100]
 //        [--duration-s 60] [--window-s 8] [--fractions 0.1,0.5,0.9]
 //        [--workers N]
+//        [--busy-poll [IDLE_MS]]  the harness's worker threads poll instead of
+//                               sleeping (createLlmSut's busyPoll; a busy core
+//                               each while requests are in flight)
 //        [--decode-step-ms 2]   (sim only)
 //        [--cpu-idle-latency-us N]  hold a PM QoS request on
 //                               /dev/cpu_dma_latency for the whole bench (as
@@ -66,7 +69,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
 function options(argv) {
-  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 60, windowS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null, capacity: null, harnessNodeFlags: [], idleKdamond: false };
+  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 60, windowS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null, capacity: null, harnessNodeFlags: [], idleKdamond: false, busyPoll: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -77,6 +80,7 @@ function options(argv) {
     else if (a === '--window-s') o.windowS = Number(v());
     else if (a === '--fractions') o.fractions = v().split(',').map(Number);
     else if (a === '--workers') o.workers = Number(v());
+    else if (a === '--busy-poll') o.busyPoll = argv[i + 1] !== undefined && !argv[i + 1].startsWith('--') ? Number(v()) : true;
     else if (a === '--server-nice') o.serverNice = Number(v());
     else if (a === '--cpu-idle-latency-us') o.cpuIdleLatencyUs = Number(v());
     else if (a === '--capacity') o.capacity = Number(v());
@@ -178,6 +182,7 @@ const requestCap = (durationS) => Math.max(1_000_000, Math.round(60_000 * (durat
 async function harness(srv, o, extra) {
   const args = [join(HERE, 'harness.mjs'), '--url', srv.url, '--requests', String(requestCap(o.durationS)), '--duration-s', String(o.durationS), '--warmup-s', '2', '--stream', '--max-tokens', String(o.tokens), '--model', srv.model, ...extra];
   if (o.workers !== null) args.push('--workers', String(o.workers));
+  if (o.busyPoll !== null) args.push('--busy-poll', String(o.busyPoll === true ? 1000 : o.busyPoll));
   const child = track(spawn(process.execPath, [...o.harnessNodeFlags, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT }));
   const limit = setTimeout(() => child.kill('SIGKILL'), (o.durationS * 4 + 60) * 1e3);
   const line = await firstLine(child, 'harness', (o.durationS * 4 + 60) * 1e3);
@@ -261,7 +266,7 @@ async function main() {
       }
       if (capacity === null) throw new Error(`no rate down to half the overload throughput (${overloadThroughput.toFixed(0)} req/s) kept the TTFT error under 1 ms at the median and 20 ms at p99 in two runs in a row`);
     }
-    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}${kdamond ? `, ${kdamond.threads.length ? kdamond.threads.map((t) => `${t.comm} (pid ${t.pid})`).join(', ') : 'no kdamond thread found'} at SCHED_IDLE` : ''}`;
+    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.busyPoll !== null ? `, workers busy-polling (idle ${o.busyPoll === true ? 1000 : o.busyPoll} ms)` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}${kdamond ? `, ${kdamond.threads.length ? kdamond.threads.map((t) => `${t.comm} (pid ${t.pid})`).join(', ') : 'no kdamond thread found'} at SCHED_IDLE` : ''}`;
     process.stdout.write(
       cap === null
         ? `${where}: Server capacity taken as ${capacity} req/s (--capacity)\n`

@@ -78,9 +78,11 @@ export interface RunFlags {
   tokenizer?: string;
   /** Linux PM QoS bound on CPU idle exit latency held during the test, µs. */
   cpuIdleLatencyUs?: number;
+  /** true, or the idle window in ms (a string from the command line). */
+  busyPoll?: boolean | number | string;
 }
 
-type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers' | 'numbers';
+type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers' | 'numbers' | 'booleanOrMs';
 
 // Config keys and their types. `path` values are resolved against the file's directory.
 const KEYS: Record<string, KeyKind> = {
@@ -134,6 +136,7 @@ const KEYS: Record<string, KeyKind> = {
   metricsInterval: 'number',
   tokenizer: 'path',
   cpuIdleLatencyUs: 'integer',
+  busyPoll: 'booleanOrMs',
 };
 
 // Friendlier spellings that mean the same key.
@@ -201,6 +204,8 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
       return typeof v === 'number' && Number.isSafeInteger(v) ? v : bad('an integer');
     case 'boolean':
       return typeof v === 'boolean' ? v : bad('true or false');
+    case 'booleanOrMs':
+      return typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && v >= 0) ? v : bad('true, false or a number of milliseconds >= 0');
     case 'stringList': {
       const list = typeof v === 'string' ? [v] : v;
       if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) bad('a list of strings');

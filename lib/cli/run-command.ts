@@ -184,6 +184,11 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   if (f.concurrency !== undefined) options.concurrency = positiveInt('--concurrency', f.concurrency);
   if (f.workers !== undefined) options.workers = positiveInt('--workers', f.workers, 0);
   if (f.cpuIdleLatencyUs !== undefined) options.cpuIdleLatencyUs = positiveInt('--cpu-idle-latency-us', f.cpuIdleLatencyUs, 0);
+  if (f.busyPoll !== undefined && f.busyPoll !== false) {
+    const idleMs = f.busyPoll === true ? 1000 : Number(f.busyPoll);
+    if (!(Number.isFinite(idleMs) && idleMs >= 0)) throw new UsageError(`--busy-poll takes an idle window in milliseconds >= 0, got ${String(f.busyPoll)}`);
+    options.busyPoll = { idleMs };
+  }
   if (f.tokenizer !== undefined) {
     if (mode !== undefined && mode !== 'AccuracyOnly' && mode !== 'SubmissionRun') throw new UsageError('--tokenizer scores the outputs of --mode accuracy or --mode submission runs');
     options.tokenizer = f.tokenizer;
@@ -409,6 +414,7 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--target-qps <qps>', 'Server: target QPS; Offline: expected QPS', number)
     .option('--concurrency <n>', 'most requests in flight at once, over all endpoints', integer)
     .option('--workers <n>', 'adapter worker threads (0 = main thread; default CPU count - 1, 1..8, and 2 on 2 CPUs)', integer)
+    .option('--busy-poll [idle-ms]', 'adapter threads poll their sockets instead of sleeping while requests are in flight and idle-ms after (default 1000): a busy core each, no wake-up latency at low rates')
     .option('--cpu-idle-latency-us <us>', 'Linux: keep CPUs out of idle states slower to leave than this during the test (PM QoS, /dev/cpu_dma_latency; 0 = poll; needs root)', integer)
     .option('--output-dir <dir>', `where the logs and results go (default ${DEFAULT_OUTPUT_DIR})`)
     .option('--set <key=value>', 'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable', collect)

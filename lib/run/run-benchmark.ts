@@ -83,6 +83,8 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   workers?: number;
   /** Linux PM QoS bound on CPU idle exit latency held during the test, µs (StartTestOptions.cpuIdleLatencyUs). */
   cpuIdleLatencyUs?: number;
+  /** The adapter's threads poll instead of sleeping (LlmSutOptions.busyPoll). */
+  busyPoll?: boolean | { idleMs?: number };
   /** Where the MLPerf logs and the result files go. */
   outdir: string;
   /** argv to record (secrets removed by the caller). */
@@ -503,6 +505,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         benchmark: benchmarkPreset,
         sampling: options.sampling,
         workers: options.workers,
+        busyPoll: options.busyPoll,
         apiKey: options.apiKey,
         recordTimings: true,
         journal: extras.journalTarget,

@@ -61,6 +61,8 @@ export interface DriverConfig {
    * excess SYNs and the kernel retries them only after 1 s, then 3 s.
    */
   maxUnsent: number;
+  /** Poll instead of sleeping while requests are in flight and idleMs after (native/addon/busy_poll.h); null = sleep. */
+  busyPoll?: { idleMs: number } | null;
   /** Append every completed sample to a journal (accuracy and submission runs; see lib/resume). */
   journal?: JournalTarget | null;
   /** Int32Array view shared with the main thread: [0] output tokens, [1] samples completed (live budgets). */
@@ -288,6 +290,7 @@ export class HttpDriver {
   noIdSamples = 0;
   readonly journal: JournalWriter | null;
   private readonly counters: Int32Array | null;
+  private readonly busyPoll: boolean;
 
   constructor(
     readonly cfg: DriverConfig,
@@ -320,6 +323,8 @@ export class HttpDriver {
     this.sweep.unref();
     this.journal = cfg.journal ? new JournalWriter(cfg.journal) : null;
     this.counters = cfg.counters ? new Int32Array(cfg.counters) : null;
+    this.busyPoll = cfg.busyPoll != null;
+    if (this.busyPoll) native.busyPollEnable(cfg.busyPoll!.idleMs);
   }
 
   /** Sends one sample, or parks it (as numbers) until a slot frees. */
@@ -404,6 +409,7 @@ export class HttpDriver {
     this.failParked(parked, CLOSED);
     await Promise.all(this.pools.map((p) => p.destroy().catch(() => undefined)));
     this.journal?.close();
+    if (this.busyPoll) native.busyPollDisable();
   }
 
   snapshot(): DriverSnapshot {
@@ -544,6 +550,7 @@ export class HttpDriver {
 
   private addActive(x: Exchange): void {
     if (x.activeSlot >= 0) return;
+    if (this.active.length === 0 && this.busyPoll) native.busyPollHold(1);
     x.activeSlot = this.active.length;
     this.active.push(x);
   }
@@ -557,6 +564,7 @@ export class HttpDriver {
       last.activeSlot = i;
     }
     x.activeSlot = -1;
+    if (this.active.length === 0 && this.busyPoll) native.busyPollHold(-1);
   }
 
   private batchBody(x: Exchange): Buffer {

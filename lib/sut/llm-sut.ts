@@ -57,6 +57,16 @@ export interface LlmSutOptions {
   benchmark?: string;
   /** Worker threads doing the HTTP work; 0 = on the main thread. Default: CPU count - 1, at least 1, at most 8. */
   workers?: number;
+  /**
+   * Busy polling: each thread doing the HTTP work polls its sockets instead
+   * of sleeping while it has requests in flight and for `idleMs` (default
+   * 1000) after its last one ended. Costs a whole core per such thread
+   * while it polls; buys a harness that answers at low rates (tens to
+   * hundreds of requests a second) as fast as at high ones, where a
+   * sleeping, cold CPU adds 0.3-1 ms between LoadGen's issue and the
+   * request's write. `true` = `{ idleMs: 1000 }`. Default off.
+   */
+  busyPoll?: boolean | { idleMs?: number };
   /** In-flight cap per endpoint unless the endpoint sets its own; default 4096. Bounds connections (no port exhaustion). */
   maxInFlightPerEndpoint?: number;
   /** Samples per request when the server takes batched prompts (Offline); default 1. Batched requests do not stream. */
@@ -111,6 +121,15 @@ function positiveMs(name: string, v: number | undefined, dflt: number): number {
   return v;
 }
 
+function busyPollOption(v: LlmSutOptions['busyPoll']): { idleMs: number } | null {
+  if (v === undefined || v === false) return null;
+  if (v === true) return { idleMs: 1000 };
+  if (v === null || typeof v !== 'object') throw new TypeError(`busyPoll must be true, false or { idleMs }, got ${String(v)}`);
+  const idleMs = v.idleMs ?? 1000;
+  if (typeof idleMs !== 'number' || !(idleMs >= 0) || !Number.isFinite(idleMs)) throw new RangeError(`busyPoll.idleMs must be a finite number of milliseconds >= 0, got ${String(idleMs)}`);
+  return { idleMs };
+}
+
 /** The worker script: dist/sut-worker.js next to this bundle, or in the package's dist/ when running from sources. */
 function workerScript(): string {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -139,6 +158,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   const workers = options.workers ?? defaultWorkers(availableParallelism());
   positiveInt('workers', workers, 0);
   const batchSize = positiveInt('batchSize', options.batchSize ?? 1);
+  const busyPoll = busyPollOption(options.busyPoll);
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const warn = options.onWarning ?? ((m: string) => process.emitWarning(m, { code: 'LOADGEN_ADAPTER' }));
@@ -226,9 +246,16 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     recordTimings: options.recordTimings === true,
     maxErrorLines: 1000,
     maxUnsent: 128,
+    busyPoll,
     journal: options.journal ?? null,
     counters: options.counters ?? null,
   };
+  const cpus = availableParallelism();
+  if (busyPoll && Math.max(1, workers) >= cpus) {
+    const m = `busyPoll: ${Math.max(1, workers)} polling thread${workers > 1 ? 's' : ''} on ${cpus} CPU${cpus > 1 ? 's' : ''} leave${workers > 1 ? '' : 's'} no core for LoadGen's issue thread and the main thread; use fewer workers`;
+    warnings.push(m);
+    warn(m);
+  }
   const router = Router.create(endpoints, failureThreshold, cooldownMs);
   // Endpoints that failed the health check start with an open circuit: traffic goes elsewhere until a probe succeeds.
   probes.forEach((p, k) => {

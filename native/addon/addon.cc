@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "busy_poll.h"
 #include "clock.h"
 #include "config.h"
 #include "convert.h"
@@ -331,6 +332,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterSse(env, exports);
   RegisterWorkerQueues(env, exports);
   RegisterOffHeapRows(env, exports);
+  RegisterBusyPoll(env, exports);
   exports.Set("loadSettings", Napi::Function::New(env, LoadSettings));
   exports.Set("benchmarkNames", Napi::Function::New(env, BenchmarkNames));
   return exports;

@@ -74,6 +74,9 @@ describe('every flag', () => {
     [['--concurrency', '8'], { concurrency: 8 }],
     [['--workers', '0'], { workers: 0 }],
     [['--cpu-idle-latency-us', '0'], { cpuIdleLatencyUs: 0 }],
+    [['--busy-poll'], { busyPoll: { idleMs: 1000 } }],
+    [['--busy-poll', '250'], { busyPoll: { idleMs: 250 } }],
+    [['--busy-poll', '0'], { busyPoll: { idleMs: 0 } }],
     [['--output-dir', 'o'], { outdir: 'o' }],
     [['--set', 'min_duration=5000', '--set', 'ttftLatencyNs=7'], { settings: { minDurationMs: 5000, ttftLatencyNs: 7 } }],
   ];
@@ -123,6 +126,8 @@ describe('bad flags are usage errors', () => {
     [['--scenario', 'Server', '--concurrency', '0'], /--concurrency must be an integer >= 1/],
     [['--scenario', 'Server', '--workers', '-1'], /--workers must be an integer >= 0/],
     [['--scenario', 'Server', '--cpu-idle-latency-us', '-1'], /--cpu-idle-latency-us must be an integer >= 0/],
+    [['--scenario', 'Server', '--busy-poll', 'soon'], /--busy-poll takes an idle window in milliseconds >= 0, got soon/],
+    [['--scenario', 'Server', '--busy-poll', '-5'], /--busy-poll takes an idle window in milliseconds >= 0, got -5/],
     [['--scenario', 'Server', '--set', 'bogus=1'], /unknown setting 'bogus'/],
     [[], /--scenario is required/],
   ];
@@ -233,7 +238,7 @@ quiet: false
       expect.arrayContaining([
         'scenario', 'mode', 'benchmark', 'mlperfConf', 'userConf', 'endpoint', 'backend', 'api', 'model', 'apiKey', 'dataset', 'datasetFormat', 'preset',
         'fieldInputIds', 'fieldText', 'fieldMessages', 'fieldSystem', 'fieldUser', 'fieldReference', 'fieldMaxTokens', 'textTemplate', 'limit',
-        'synthetic', 'syntheticSamples', 'maxTokens', 'ignoreEos', 'targetQps', 'concurrency', 'workers', 'cpuIdleLatencyUs', 'outputDir', 'set', 'settings', 'simulator',
+        'synthetic', 'syntheticSamples', 'maxTokens', 'ignoreEos', 'targetQps', 'concurrency', 'workers', 'cpuIdleLatencyUs', 'busyPoll', 'outputDir', 'set', 'settings', 'simulator',
         'json', 'quiet', 'fields',
       ]),
     );
@@ -293,6 +298,14 @@ quiet: false
   test('a missing file and a directory', () => {
     expect(() => readConfigFile(join(dir, 'nope.yaml'))).toThrow(/nope.yaml: no such file/);
     expect(() => readConfigFile(dir)).toThrow(/is a directory/);
+  });
+
+  test('busyPoll: true, false or an idle window in ms', () => {
+    expect(planRun(readConfigFile(write('bp1.yaml', 'scenario: Server\nbusy-poll: true\n'))).options.busyPoll).toEqual({ idleMs: 1000 });
+    expect(planRun(readConfigFile(write('bp2.yaml', 'scenario: Server\nbusyPoll: 50\n'))).options.busyPoll).toEqual({ idleMs: 50 });
+    expect(planRun(readConfigFile(write('bp3.yaml', 'scenario: Server\nbusyPoll: false\n'))).options.busyPoll).toBeUndefined();
+    expect(() => readConfigFile(write('bp4.yaml', 'busyPoll: soon\n'))).toThrow(/'busyPoll' must be true, false or a number of milliseconds >= 0, got string "soon"/);
+    expect(() => readConfigFile(write('bp5.yaml', 'busyPoll: -1\n'))).toThrow(/'busyPoll' must be true, false or a number of milliseconds >= 0/);
   });
 
   test('an empty file is no options', () => {
