@@ -323,7 +323,7 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
       const failed = timings.filter((t) => !t.ok).length;
       const outputTokens = endpoints.reduce((a, e) => a + e.outputTokens, 0);
       return {
-        backend, api: 'chat', capabilities, workers: 0,
+        backend, api: 'chat', capabilities, workers: 0, busyPollIdleMs: null,
         samples: { issued, completed: timings.length, failed, retried: 0 },
         peakInFlight: peakRunning,
         errorKinds: { ...errorKinds },

@@ -220,7 +220,7 @@ function settingsSection(j: ResultsJson): string {
     ['simulated endpoints', j.run.simulated ? 'yes' : 'no'],
     ['command', j.run.command ? j.run.command.join(' ') : '—'],
   ];
-  if (j.harness) bench.push(['adapter', `${j.harness.backend} / ${j.harness.api}, ${j.harness.workers} workers, tokens from ${j.harness.capabilities.tokenSource}`]);
+  if (j.harness) bench.push(['adapter', `${j.harness.backend} / ${j.harness.api}, ${j.harness.workers} workers${j.harness.busyPollIdleMs != null ? ` busy-polling (idle ${j.harness.busyPollIdleMs} ms)` : ''}, tokens from ${j.harness.capabilities.tokenSource}`]);
   return `${table(['run', ''], bench)}<div class="charts"><div>${table(['requested setting', 'value'], req)}</div><div>${table(['effective setting', 'value'], eff)}</div></div>`;
 }
 

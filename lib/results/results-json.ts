@@ -98,8 +98,10 @@ export interface ResultsJson extends CostSections {
     backend: SutReport['backend'];
     api: SutReport['api'];
     workers: number;
+    busyPollIdleMs: number | null;
     capabilities: SutReport['capabilities'];
     samples: SutReport['samples'];
+    peakInFlight: number;
     chunks: SutReport['chunks'];
     interChunkGapMs: Percentiles;
     issueDelayMs: Percentiles;
@@ -270,8 +272,10 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
           backend: sut.backend,
           api: sut.api,
           workers: sut.workers,
+          busyPollIdleMs: sut.busyPollIdleMs ?? null,
           capabilities: sut.capabilities,
           samples: sut.samples,
+          peakInFlight: sut.peakInFlight,
           chunks: sut.chunks,
           interChunkGapMs: sut.interChunkGapMs,
           issueDelayMs: sut.issueDelayMs,

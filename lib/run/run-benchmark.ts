@@ -495,6 +495,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     }
     const benchmarkPreset = options.benchmark && DATASET_PRESETS[presetKey(options.benchmark)] ? options.benchmark : undefined;
     if (options.benchmark && !benchmarkPreset) log(`note: no reference sampling values are known for ${options.benchmark}; the adapter's defaults apply`);
+    if (conversations?.mode === 'live' && options.busyPoll) log('note: --busy-poll applies to the adapter\'s worker threads; live multi-turn conversations run on the main thread and sleep between events');
     try {
       llm = conversations?.mode === 'live' ? await conversations.liveSut(splitConcurrency(endpoints, options.concurrency), log) : await createLlmSut({
         endpoints: splitConcurrency(endpoints, options.concurrency),

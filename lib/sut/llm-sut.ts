@@ -298,7 +298,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     probes,
     async report() {
       const snaps = await pool.snapshots();
-      return mergeSnapshots(snaps, { backend, api, capabilities, workers, urls: endpoints.map((e) => e.url), warnings: [...warnings], timesOpened: endpoints.map((_, k) => router.timesOpened(k)) });
+      return mergeSnapshots(snaps, { backend, api, capabilities, workers, busyPollIdleMs: busyPoll ? busyPoll.idleMs : null, urls: endpoints.map((e) => e.url), warnings: [...warnings], timesOpened: endpoints.map((_, k) => router.timesOpened(k)) });
     },
     idle: () => pool.idle(),
     close: () => {

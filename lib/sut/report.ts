@@ -8,6 +8,7 @@ export interface ReportContext {
   api: WireApiName;
   capabilities: Capabilities;
   workers: number;
+  busyPollIdleMs: number | null;
   urls: string[];
   warnings: string[];
   timesOpened: number[];
@@ -82,6 +83,7 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
     api: ctx.api,
     capabilities: ctx.capabilities,
     workers: ctx.workers,
+    busyPollIdleMs: ctx.busyPollIdleMs,
     samples: { issued, completed, failed, retried },
     peakInFlight,
     errorKinds,

@@ -137,6 +137,8 @@ export interface SutReport {
   api: WireApiName;
   capabilities: Capabilities;
   workers: number;
+  /** The idle window of busy polling (LlmSutOptions.busyPoll), ms; null when the threads sleep between events. */
+  busyPollIdleMs: number | null;
   samples: { issued: number; completed: number; failed: number; retried: number };
   /** Most requests held at once (sent, or backing off before a retry; a batch counts once): the sum of each worker thread's peak. */
   peakInFlight: number;

@@ -103,7 +103,7 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
       expect(e.share).toBeCloseTo(s.completed / totalCompleted, 12);
       expect(e.outputTokensPerSecond).toBeCloseTo(s.outputTokens / j.throughput.windowSeconds!, 6);
     });
-    expect(j.harness).toMatchObject({ backend: sut.backend, api: sut.api, workers: sut.workers, capabilities: sut.capabilities, samples: sut.samples, chunks: sut.chunks });
+    expect(j.harness).toMatchObject({ backend: sut.backend, api: sut.api, workers: sut.workers, busyPollIdleMs: null, capabilities: sut.capabilities, samples: sut.samples, peakInFlight: sut.peakInFlight, chunks: sut.chunks });
     expect(j.timeline).toEqual(rec.timeline);
     expect(j.logs).toEqual(r.logs);
     expect(j.extra).toBeNull();

@@ -95,6 +95,7 @@ describe('createLlmSut busyPoll', () => {
     expect(result.errors.messages).toEqual([]);
     const report = await llm.report();
     expect(report.samples).toMatchObject({ completed: 40, failed: 0 });
+    expect(report.busyPollIdleMs).toBe(30);
     expect(native.busyPollStats().spins).toBeGreaterThan(0);
     await until(() => !native.busyPollStats().polling);
     await llm.close();
@@ -109,7 +110,7 @@ describe('createLlmSut busyPoll', () => {
     expect(warnings.join('\n')).toMatch(new RegExp(`busyPoll: ${cpus} polling threads? on ${cpus} CPUs? leaves? no core for LoadGen's issue thread`));
     const { result } = await serverRun(llm, 24);
     expect(result.errors.messages).toEqual([]);
-    expect((await llm.report()).samples).toMatchObject({ completed: 24, failed: 0 });
+    expect(await llm.report()).toMatchObject({ samples: { completed: 24, failed: 0 }, busyPollIdleMs: 1000 });
     await llm.close();
   });
 
