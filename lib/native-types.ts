@@ -155,13 +155,13 @@ export interface NativeBinding {
   workerQueueDetach(group: number, k: number): void;
   workerQueueWaiting(group: number, k: number): number;
   firstTokenObjects(responses: unknown[]): void;
-  /** Append-only doubles outside the JS heap (native/addon/off_heap_rows.h), freed with the handle. */
   /** Busy polling on the calling thread (native/addon/busy_poll.h): allowed, with the idle window after the last request (ms). */
   busyPollEnable(idleMs: number): void;
   busyPollDisable(): void;
   /** +1 when the thread's first request starts, -1 when its last one ends. */
   busyPollHold(delta: number): void;
   busyPollStats(): { enabled: boolean; polling: boolean; holds: number; spins: number };
+  /** Append-only doubles outside the JS heap (native/addon/off_heap_rows.h), freed with the handle. */
   offHeapCreate(): OffHeapHandle;
   offHeapAppend(rows: OffHeapHandle, values: Float64Array, n: number): void;
   offHeapCopy(rows: OffHeapHandle): Float64Array;
