@@ -80,7 +80,7 @@ function options(argv) {
     else if (a === '--window-s') o.windowS = Number(v());
     else if (a === '--fractions') o.fractions = v().split(',').map(Number);
     else if (a === '--workers') o.workers = Number(v());
-    else if (a === '--busy-poll') o.busyPoll = argv[i + 1] !== undefined && !argv[i + 1].startsWith('--') ? Number(v()) : true;
+    else if (a === '--busy-poll') o.busyPoll = argv[i + 1] !== undefined && !argv[i + 1].startsWith('--') ? Number(v()) : 1000;
     else if (a === '--server-nice') o.serverNice = Number(v());
     else if (a === '--cpu-idle-latency-us') o.cpuIdleLatencyUs = Number(v());
     else if (a === '--capacity') o.capacity = Number(v());
@@ -91,6 +91,7 @@ function options(argv) {
   if (o.against !== 'bench' && o.against !== 'sim') throw new Error('--against takes bench or sim');
   if (!(o.durationS > 0)) throw new Error('--duration-s takes a positive number of seconds');
   if (!(o.windowS > 0)) throw new Error('--window-s takes a positive number of seconds');
+  if (o.busyPoll !== null && !(o.busyPoll >= 0)) throw new Error('--busy-poll takes an idle window in milliseconds >= 0');
   if (o.capacity !== null && !(o.capacity > 0)) throw new Error('--capacity takes a positive rate in queries per second');
   return o;
 }
@@ -182,7 +183,7 @@ const requestCap = (durationS) => Math.max(1_000_000, Math.round(60_000 * (durat
 async function harness(srv, o, extra) {
   const args = [join(HERE, 'harness.mjs'), '--url', srv.url, '--requests', String(requestCap(o.durationS)), '--duration-s', String(o.durationS), '--warmup-s', '2', '--stream', '--max-tokens', String(o.tokens), '--model', srv.model, ...extra];
   if (o.workers !== null) args.push('--workers', String(o.workers));
-  if (o.busyPoll !== null) args.push('--busy-poll', String(o.busyPoll === true ? 1000 : o.busyPoll));
+  if (o.busyPoll !== null) args.push('--busy-poll', String(o.busyPoll));
   const child = track(spawn(process.execPath, [...o.harnessNodeFlags, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT }));
   const limit = setTimeout(() => child.kill('SIGKILL'), (o.durationS * 4 + 60) * 1e3);
   const line = await firstLine(child, 'harness', (o.durationS * 4 + 60) * 1e3);
@@ -266,7 +267,7 @@ async function main() {
       }
       if (capacity === null) throw new Error(`no rate down to half the overload throughput (${overloadThroughput.toFixed(0)} req/s) kept the TTFT error under 1 ms at the median and 20 ms at p99 in two runs in a row`);
     }
-    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.busyPoll !== null ? `, workers busy-polling (idle ${o.busyPoll === true ? 1000 : o.busyPoll} ms)` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}${kdamond ? `, ${kdamond.threads.length ? kdamond.threads.map((t) => `${t.comm} (pid ${t.pid})`).join(', ') : 'no kdamond thread found'} at SCHED_IDLE` : ''}`;
+    const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.busyPoll !== null ? `, workers busy-polling (idle ${o.busyPoll} ms)` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}${kdamond ? `, ${kdamond.threads.length ? kdamond.threads.map((t) => `${t.comm} (pid ${t.pid})`).join(', ') : 'no kdamond thread found'} at SCHED_IDLE` : ''}`;
     process.stdout.write(
       cap === null
         ? `${where}: Server capacity taken as ${capacity} req/s (--capacity)\n`

@@ -251,8 +251,9 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     counters: options.counters ?? null,
   };
   const cpus = availableParallelism();
-  if (busyPoll && Math.max(1, workers) >= cpus) {
-    const m = `busyPoll: ${Math.max(1, workers)} polling thread${workers > 1 ? 's' : ''} on ${cpus} CPU${cpus > 1 ? 's' : ''} leave${workers > 1 ? '' : 's'} no core for LoadGen's issue thread and the main thread; use fewer workers`;
+  const pollers = Math.max(1, workers); // workers: 0 polls the main thread
+  if (busyPoll && pollers >= cpus) {
+    const m = `busyPoll: ${pollers} polling thread${pollers > 1 ? 's' : ''} on ${cpus} CPU${cpus > 1 ? 's' : ''} leave${pollers > 1 ? '' : 's'} no core for LoadGen's issue thread and the main thread; use fewer workers`;
     warnings.push(m);
     warn(m);
   }
