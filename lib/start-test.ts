@@ -15,7 +15,8 @@ export interface QuerySample {
 
 export interface SystemUnderTest {
   name: string;
-  issueQuery(samples: QuerySample[]): void;
+  /** May be async: a returned promise that rejects aborts the test like a throw. */
+  issueQuery(samples: QuerySample[]): void | Promise<void>;
   flushQueries(): void | Promise<void>;
 }
 
@@ -164,10 +165,14 @@ export function startTest(
       }
     };
 
+    const issueRejected = (err: unknown) => fail('sut.issueQuery', err);
     const callIssue = (samples: QuerySample[]) => {
       if (callbackError !== undefined) return;
       try {
-        jsSut.issueQuery(samples);
+        const r = jsSut.issueQuery(samples) as unknown;
+        // An async issueQuery: its rejection would otherwise be unhandled
+        // and end the process instead of the test.
+        if (r != null && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).then(undefined, issueRejected);
       } catch (err) {
         fail('sut.issueQuery', err);
       }

@@ -2,8 +2,13 @@
 // validated by the TypeScript layer; this file only moves data.
 #include <napi.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <vector>
 
 #include "busy_poll.h"
@@ -31,6 +36,46 @@ struct InstanceData {
 };
 
 std::unique_ptr<TestContext> g_context;  // the running (or last) test; JS thread of its owner only
+
+// How long an exiting process waits for an aborted test to write its logs.
+constexpr std::chrono::milliseconds kExitGrace{700};
+
+// process.exit(), an uncaught exception or an unhandled rejection ends the
+// process through exit(): static destruction would join a test thread that
+// waits for samples nobody will complete. Abort the test instead, let the
+// engine finish its logs for a bounded time, and leave the context alive so
+// that no destructor blocks or frees what a late engine thread still uses.
+void EndTestAtExit() {
+  TestContext* ctx = g_context.release();
+  if (ctx) ctx->AbandonOnExit(kExitGrace);
+}
+
+// A JS environment torn down with its test running (a worker thread that
+// started the test and is terminated or calls process.exit).
+std::mutex g_hooked_mu;
+std::set<napi_env> g_hooked_envs;
+
+void EndTestAtEnvCleanup(void* arg) {
+  napi_env env = static_cast<napi_env>(arg);
+  {
+    std::lock_guard<std::mutex> lock(g_hooked_mu);
+    g_hooked_envs.erase(env);
+  }
+  if (g_context && !g_context->finished_ && g_context->OnOwnerThread()) EndTestAtExit();
+}
+
+void InstallExitHooks(Napi::Env env) {
+  static bool at_exit = false;
+  if (!at_exit) {
+    at_exit = true;
+    // Registered after the engine's own statics exist (TestRunning() built
+    // them), so this runs before they are destroyed.
+    lg::TestRunning();
+    std::atexit(EndTestAtExit);
+  }
+  std::lock_guard<std::mutex> lock(g_hooked_mu);
+  if (g_hooked_envs.insert(env).second) napi_add_env_cleanup_hook(env, EndTestAtEnvCleanup, env);
+}
 
 uint64_t IdFromDouble(double d) {
   if (!(d >= 0) || d >= 18446744073709551616.0 || std::floor(d) != d) return UINT64_MAX;
@@ -213,6 +258,7 @@ Napi::Value StartTest(const Napi::CallbackInfo& info) {
     group = FindWorkerQueueGroup(worker_queues.As<Napi::Number>().Uint32Value());
     if (!group) throw Napi::Error::New(env, "the SUT's worker queues were released (was the adapter closed?)");
   }
+  InstallExitHooks(env);
   g_context.reset();  // the previous test has finished: join and release it
   g_context.reset(new TestContext(env, dispatcher));
   TestContext* ctx = g_context.get();

@@ -38,6 +38,7 @@ void MainThreadChannel::Drain() {
   // Queries first, then control calls: a flush or "done" never overtakes the
   // queries posted before it.
   for (;;) {
+    if (silent_.load(std::memory_order_acquire)) return;
     {
       std::lock_guard<std::mutex> lock(mu_);
       samples_spare_.clear();

@@ -29,6 +29,9 @@ class MainThreadChannel {
   void PostControl(Control fn);
   // JS thread: stop receiving and release the uv handle (asynchronously).
   void Close();
+  // Any thread, when the JS side is going away: nothing posted from now on
+  // (nor anything still queued) reaches JS.
+  void Silence() { silent_.store(true, std::memory_order_release); }
 
  private:
   static void OnAsync(uv_async_t* handle);
@@ -41,6 +44,7 @@ class MainThreadChannel {
   std::vector<uint32_t> sizes_, sizes_spare_;
   std::vector<Control> controls_, controls_spare_;
   std::atomic<bool> closed_{false};
+  std::atomic<bool> silent_{false};
 };
 
 }  // namespace lgaddon

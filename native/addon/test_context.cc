@@ -87,6 +87,12 @@ void TestContext::Start(lg::SystemUnderTest* sut, lg::QuerySampleLibrary* qsl, l
       *failure = e.what();
       if (failure->empty()) *failure = "the test failed";
     }
+    {
+      std::lock_guard<std::mutex> lock(done_mu_);
+      engine_done_ = true;
+    }
+    done_cv_.notify_all();
+    if (exiting_.load(std::memory_order_acquire)) return;  // nobody is left to hear the outcome
     channel_->PostControl([this, outcome, failure] {
       Napi::HandleScope scope(env_);
       finished_ = true;
@@ -101,6 +107,32 @@ void TestContext::Start(lg::SystemUnderTest* sut, lg::QuerySampleLibrary* qsl, l
       }
     });
   });
+}
+
+void TestContext::AbandonOnExit(std::chrono::milliseconds grace) {
+  if (!engine_thread_.joinable()) return;
+  exiting_.store(true, std::memory_order_release);
+  lg::AbortTest("the process is exiting");
+  {
+    std::lock_guard<std::mutex> lock(qsl_mu_);  // wakes a QSL call that JS will never settle
+  }
+  qsl_cv_.notify_all();
+  bool done;
+  {
+    std::unique_lock<std::mutex> lock(done_mu_);
+    done = done_cv_.wait_for(lock, grace, [this] { return engine_done_; });
+  }
+  // A finished engine has flushed and closed its log files; one still busy
+  // after the grace period is left behind so that the exit goes on.
+  if (done) {
+    engine_thread_.join();
+  } else {
+    engine_thread_.detach();
+  }
+  channel_->Silence();
+  // The loop's handle must be closed on its own thread (a worker's loop is
+  // checked for open handles when the worker ends).
+  if (OnOwnerThread()) channel_->Close();
 }
 
 bool TestContext::PostToMailbox(const lg::QuerySample* samples, size_t count) {
@@ -243,6 +275,10 @@ void JsQsl::CallAndWait(const char* method, const std::vector<uint64_t>& indices
   for (;;) {
     auto& entry = ctx->qsl_calls_[token];
     if (entry.first) break;
+    if (ctx->Exiting()) {
+      ctx->qsl_calls_.erase(token);
+      throw std::runtime_error("the process is exiting");
+    }
     if (ctx->qsl_cv_.wait_for(lock, std::chrono::milliseconds(50)) == std::cv_status::timeout) {
       // An abort (Ctrl-C, a failed SUT) must not leave the engine blocked here.
       if (lg::GetProgress().running && !ctx->qsl_calls_[token].first) {

@@ -4,6 +4,8 @@
 
 #include <napi.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -61,6 +63,12 @@ class TestContext {
              lg::LogSettings log_settings, lg::TestOptions options, std::unique_ptr<lg::SystemUnderTest> owned_sut,
              std::unique_ptr<lg::QuerySampleLibrary> owned_qsl);
   void SettleQslCall(uint64_t token, std::string error);
+  // The process (or this JS environment) is ending while the test may still
+  // run: abort it, give the engine up to `grace` to write its logs, and never
+  // block longer than that. Afterwards this object must not be destroyed (the
+  // engine thread, if it is still running, may post to the channel).
+  void AbandonOnExit(std::chrono::milliseconds grace);
+  bool Exiting() const { return exiting_.load(std::memory_order_acquire); }
 
   bool OnOwnerThread() const { return std::this_thread::get_id() == owner_; }
   // JS thread only.
@@ -105,6 +113,12 @@ class TestContext {
   std::unique_ptr<lg::SystemUnderTest> owned_sut_;
   std::unique_ptr<lg::QuerySampleLibrary> owned_qsl_;
   bool finished_ = false;
+
+ private:
+  std::mutex done_mu_;
+  std::condition_variable done_cv_;
+  bool engine_done_ = false;  // StartTest returned on the engine thread
+  std::atomic<bool> exiting_{false};
 };
 
 }  // namespace lgaddon
