@@ -82,7 +82,10 @@ export interface LogSettings {
   logMode: LoggingMode;
 }
 
-type Kind = 'scenario' | 'mode' | 'double' | 'percentile' | 'uint' | 'int' | 'bool' | 'seed';
+// 'rate': any finite number (the engine corrects a negative one to 1 and logs
+// error_invalid_test_settings, as the official one does); 'probability': any
+// finite number (1 or more logs every sample, 0 or less none).
+type Kind = 'scenario' | 'mode' | 'double' | 'rate' | 'percentile' | 'probability' | 'uint' | 'int' | 'bool' | 'seed';
 
 // camelCase field → [official C++ field, kind, default]. The defaults are the official struct's.
 const FIELDS: Record<keyof TestSettings, [string, Kind, unknown]> = {
@@ -93,7 +96,7 @@ const FIELDS: Record<keyof TestSettings, [string, Kind, unknown]> = {
   multiStreamExpectedLatencyNs: ['multi_stream_expected_latency_ns', 'double', 8000000],
   multiStreamTargetLatencyPercentile: ['multi_stream_target_latency_percentile', 'percentile', 0.99],
   multiStreamSamplesPerQuery: ['multi_stream_samples_per_query', 'uint', 8],
-  serverTargetQps: ['server_target_qps', 'double', 1],
+  serverTargetQps: ['server_target_qps', 'rate', 1],
   serverTargetLatencyNs: ['server_target_latency_ns', 'uint', 100000000],
   serverTargetLatencyPercentile: ['server_target_latency_percentile', 'percentile', 0.99],
   serverCoalesceQueries: ['server_coalesce_queries', 'bool', false],
@@ -101,7 +104,7 @@ const FIELDS: Record<keyof TestSettings, [string, Kind, unknown]> = {
   serverFindPeakQpsBoundaryStepSize: ['server_find_peak_qps_boundary_step_size', 'double', 1],
   serverMaxAsyncQueries: ['server_max_async_queries', 'uint', 0],
   serverNumIssueQueryThreads: ['server_num_issue_query_threads', 'uint', 0],
-  offlineExpectedQps: ['offline_expected_qps', 'double', 1],
+  offlineExpectedQps: ['offline_expected_qps', 'rate', 1],
   sampleConcatenatePermutation: ['sample_concatenate_permutation', 'bool', false],
   minDurationMs: ['min_duration_ms', 'uint', 10000],
   maxDurationMs: ['max_duration_ms', 'uint', 0],
@@ -111,7 +114,7 @@ const FIELDS: Record<keyof TestSettings, [string, Kind, unknown]> = {
   sampleIndexRngSeed: ['sample_index_rng_seed', 'seed', 0n],
   scheduleRngSeed: ['schedule_rng_seed', 'seed', 0n],
   accuracyLogRngSeed: ['accuracy_log_rng_seed', 'seed', 0n],
-  accuracyLogProbability: ['accuracy_log_probability', 'percentile', 0],
+  accuracyLogProbability: ['accuracy_log_probability', 'probability', 0],
   accuracyLogSamplingTarget: ['accuracy_log_sampling_target', 'uint', 0],
   test05: ['test05', 'bool', false],
   test05QslRngSeed: ['test05_qsl_rng_seed', 'seed', 0n],
@@ -214,15 +217,17 @@ export function toEngineSettings(partial: Partial<TestSettings> | Record<string,
         if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
           throw new SettingsError(camel, `${camel} must be a finite number >= 0, got ${describe(v)}`);
         }
-        if ((camel === 'serverTargetQps' || camel === 'offlineExpectedQps' || camel.endsWith('ExpectedLatencyNs')) && v === 0) {
-          throw new SettingsError(camel, `${camel} must be > 0`);
-        }
+        out[official] = v;
+        break;
+      case 'rate':
+      case 'probability':
+        if (typeof v !== 'number' || !Number.isFinite(v)) throw new SettingsError(camel, `${camel} must be a finite number, got ${describe(v)}`);
         out[official] = v;
         break;
       case 'percentile':
-        if (typeof v !== 'number' || !(v >= 0 && v < 1)) {
-          throw new SettingsError(camel, `${camel} must be a fraction in [0, 1) (e.g. 0.99 for the 99th percentile), got ${describe(v)}`);
-        }
+        // Checked below, for the run's own scenario only: the official engine
+        // never reads another scenario's percentile.
+        if (typeof v !== 'number' || !Number.isFinite(v)) throw new SettingsError(camel, `${camel} must be a finite number, got ${describe(v)}`);
         out[official] = v;
         break;
       case 'uint':
@@ -250,13 +255,61 @@ export function toEngineSettings(partial: Partial<TestSettings> | Record<string,
         break;
     }
   }
-  if (out.multi_stream_samples_per_query === 0) {
-    throw new SettingsError('multiStreamSamplesPerQuery', 'multiStreamSamplesPerQuery must be >= 1');
-  }
-  if (out.performance_issue_unique && out.performance_issue_same) {
-    throw new SettingsError('performanceIssueSame', 'performanceIssueUnique and performanceIssueSame cannot both be true');
-  }
+  checkScenarioFields(merged.scenario as TestScenario, merged);
   return out;
+}
+
+// What the official engine cannot run with: a value it would divide by zero
+// with, or a percentile that indexes past the sorted latencies. Everything
+// else it accepts (correcting some values and logging an error, as the
+// engine here does too), so this refuses nothing more.
+function checkScenarioFields(scenario: TestScenario, s: Record<string, unknown>): void {
+  const percentile = (field: keyof TestSettings) => {
+    const v = s[field] as number;
+    if (!(v >= 0 && v < 1)) {
+      throw new SettingsError(field, `${field} must be a fraction in [0, 1) (e.g. 0.99 for the 99th percentile), got ${describe(v)}`);
+    }
+  };
+  const positive = (field: keyof TestSettings, why: string) => {
+    if ((s[field] as number) <= 0) throw new SettingsError(field, `${field} must be > 0 in the ${scenario} scenario (${why}), got ${describe(s[field])}`);
+  };
+  switch (scenario) {
+    case 'SingleStream':
+      positive('singleStreamExpectedLatencyNs', 'the engine divides by it');
+      percentile('singleStreamTargetLatencyPercentile');
+      break;
+    case 'MultiStream':
+      positive('multiStreamExpectedLatencyNs', 'the engine divides by it');
+      percentile('multiStreamTargetLatencyPercentile');
+      positive('multiStreamSamplesPerQuery', 'a query needs at least one sample');
+      break;
+    case 'Server':
+      // A negative rate is corrected to 1 with an error in the detail log; 0
+      // would make every arrival gap infinite.
+      if (s.serverTargetQps === 0) throw new SettingsError('serverTargetQps', 'serverTargetQps must not be 0 in the Server scenario (no query after the first would ever be scheduled)');
+      percentile('serverTargetLatencyPercentile');
+      break;
+    case 'Offline':
+      // offlineExpectedQps 0 sizes the query by min_query_count alone.
+      break;
+  }
+}
+
+/**
+ * performance_issue_same_index indexes the loaded performance set: past its
+ * end the official engine reads out of range, so it is refused here.
+ */
+export function checkIssueSameIndex(settings: Record<string, number | boolean | string>, qslPerformanceSampleCount: number): void {
+  if (settings.performance_issue_same !== true || settings.performance_issue_unique === true) return;
+  const override = settings.performance_sample_count_override as number;
+  const count = override !== 0 ? override : qslPerformanceSampleCount;
+  const index = settings.performance_issue_same_index as number;
+  if (index >= count) {
+    throw new SettingsError(
+      'performanceIssueSameIndex',
+      `performanceIssueSameIndex ${index} is past the loaded performance set (performance sample count ${count})`,
+    );
+  }
 }
 
 /** Converts the engine's snake_case form back to typed camelCase settings. */

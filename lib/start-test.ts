@@ -4,7 +4,7 @@ import { native } from './binding.js';
 import type { Dispatcher, RawOutcome, TestMeta } from './native-types.js';
 import { holdCpuIdleLatency, type CpuIdleLatencyHold } from './cpu-idle-latency.js';
 import { shapeResult, type TestResult } from './result.js';
-import { SettingsError, toEngineLogSettings, toEngineSettings, type LogSettings, type TestSettings } from './settings.js';
+import { checkIssueSameIndex, SettingsError, toEngineLogSettings, toEngineSettings, type LogSettings, type TestSettings } from './settings.js';
 
 export interface QuerySample {
   /** Response id: hand it back in querySamplesComplete. A plain number. */
@@ -113,6 +113,7 @@ export function startTest(
   checkSut(sut);
   checkQsl(qsl);
   const engineSettings = toEngineSettings(settings);
+  checkIssueSameIndex(engineSettings, qsl.performanceSampleCount);
   const engineLog = toEngineLogSettings(logSettings);
   if (running || native.testRunning()) {
     throw new Error('a test is already running; wait for its promise to settle before starting another');

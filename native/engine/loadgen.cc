@@ -505,6 +505,14 @@ TestOutcome StartTest(SystemUnderTest* sut, QuerySampleLibrary* qsl, const TestS
 
     EffectiveSettings eff(settings, perf, total, &detail);
     eff.LogAll(&detail);
+    // The official engine logs this and then reads past the loaded set; end
+    // the test instead, with the logs written.
+    if (eff.mode != Mode::AccuracyOnly && settings.performance_issue_same && !settings.performance_issue_unique &&
+        settings.performance_issue_same_index >= eff.performance_sample_count) {
+      throw std::runtime_error("performance_issue_same_index " + std::to_string(settings.performance_issue_same_index) +
+                               " is past the loaded performance set (performance_sample_count " +
+                               std::to_string(eff.performance_sample_count) + ")");
+    }
     detail.SetFixedTime(0);
     out.effective_samples_per_query = eff.samples_per_query;
     out.effective_min_query_count = eff.min_query_count;
