@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { builtinBenchmarks, loadSettings, type TestScenario } from '../../lib/index.js';
-import { toEngineSettings } from '../../lib/settings.js';
+import { toEngineSettings } from '../../lib/core/settings.js';
 import { parseSetOptions } from '../../lib/cli/set-option.js';
 import { cleanupTempDirs, detailErrors, detailValue, inlineSut, makeTempDir, MLPERF_SEEDS, nullQsl, readAccuracy, readDetail, runTest } from '../helpers.js';
 
