@@ -54,7 +54,7 @@ export { readRunLogs, LogReadError } from './report/read-logs.js';
 export type { RunLogs, RunSummary, DetailLog, SummaryLog, MlLogEntry } from './report/read-logs.js';
 export { aggregateRuns, loadAggregateInputs, AGGREGATE_SCHEMA, AGGREGATE_SCHEMA_VERSION } from './report/aggregate.js';
 export type { AggregatedResults, AggregatedRun, AggregateInput, MergedLatency } from './report/aggregate.js';
-export { UsageError, EndpointFailure } from './cli/errors.js';
+export { LoadgenError, ErrorCode, UsageError, EndpointFailure } from './core/errors.js';
 export { runBenchmark, composeSettings, SIMULATOR_DEFAULTS, SIMULATED_RUN_DEFAULTS, SYNTHETIC_DEFAULTS, GENERIC_LLM_BOUNDS } from './run/run-benchmark.js';
 export type { RunBenchmarkOptions, DatasetSpec, RunProgress, RunStage } from './run/run-benchmark.js';
 export { scoreAccuracy, formatAccuracyReport, summarizeAccuracy, accuracyBenchmarks, AccuracyInputError } from './accuracy/score.js';

@@ -13,6 +13,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
 export type TokenDtype = 'int32' | 'int64' | 'int16' | 'float32';
 
@@ -21,13 +22,12 @@ export const TOKEN_DTYPES: readonly TokenDtype[] = ['int32', 'int64', 'int16', '
 const DTYPE_BYTES: Record<TokenDtype, number> = { int32: 4, int64: 8, int16: 2, float32: 4 };
 
 /** A problem with the log file itself (unreadable, not a log, bad hex). */
-export class AccuracyLogError extends Error {
+export class AccuracyLogError extends LoadgenError {
   constructor(
     message: string,
     readonly file?: string,
   ) {
-    super(message);
-    this.name = 'AccuracyLogError';
+    super(ErrorCode.AccuracyLog, message);
   }
 }
 

@@ -12,12 +12,12 @@ import { runTest06, type Test06Report } from './test06.js';
 import { loadTokenizer, type Detokenizer } from './tokenizer.js';
 import { openDataset } from '../dataset/open.js';
 import { DatasetError, type Dataset } from '../dataset/types.js';
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
 /** Bad input to scoreAccuracy (unknown benchmark, dataset too short, ...): the message says what to fix. */
-export class AccuracyInputError extends Error {
+export class AccuracyInputError extends LoadgenError {
   constructor(message: string) {
-    super(message);
-    this.name = 'AccuracyInputError';
+    super(ErrorCode.AccuracyInput, message);
   }
 }
 

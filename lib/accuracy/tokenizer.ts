@@ -11,15 +11,15 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { Tokenizer } from '@huggingface/tokenizers';
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
 /** A problem loading a tokenizer or decoding with it. */
-export class TokenizerError extends Error {
+export class TokenizerError extends LoadgenError {
   constructor(
     message: string,
     readonly file?: string,
   ) {
-    super(message);
-    this.name = 'TokenizerError';
+    super(ErrorCode.Tokenizer, message);
   }
 }
 

@@ -12,8 +12,11 @@ import { AccuracyInputError, accuracyBenchmarks, formatAccuracyReport, scoreAccu
 import { englishPunkt, loadPunktParameters } from '../accuracy/sentence-split.js';
 import { TokenizerError } from '../accuracy/tokenizer.js';
 import { DatasetError } from '../dataset/types.js';
+import { UsageError } from '../core/errors.js';
+import { ExitCode } from './exit-codes.js';
 
-export const ACCURACY_EXIT = { pass: 0, fail: 1, usage: 2 } as const;
+/** The same numbers as `loadgen run`'s ExitCode: Valid, Invalid, Usage. */
+export const ACCURACY_EXIT = { pass: ExitCode.Valid, fail: ExitCode.Invalid, usage: ExitCode.Usage } as const;
 
 /** The flags of `loadgen accuracy` (commander's camel-cased names). */
 export interface AccuracyFlags {
@@ -39,8 +42,6 @@ export interface AccuracyIo {
   stdout: { write(s: string): unknown };
   stderr: { write(s: string): unknown };
 }
-
-class UsageError extends Error {}
 
 async function flagsToOptions(f: AccuracyFlags): Promise<ScoreAccuracyOptions> {
   const missing = (['log', 'dataset', 'tokenizer'] as const).filter((k) => !f[k]);

@@ -1,39 +1,37 @@
-// CLI errors: each carries its exit code, and reportError prints one clear
-// line for it (never a stack trace unless LOADGEN_DEBUG is set).
-import { SettingsError } from '../core/settings.js';
-import { DatasetError } from '../dataset/types.js';
-import { EndpointError } from '../sut/endpoint-url.js';
+// The one place that turns errors into exit codes: by the library's stable
+// error codes (lib/core/errors.ts), and reportError prints one clear line for
+// each (never a stack trace unless LOADGEN_DEBUG is set).
+import { ErrorCode, LoadgenError, UsageError, EndpointFailure } from '../core/errors.js';
 import { ExitCode } from './exit-codes.js';
 
-/** Bad input from the user (flags, config file, settings, dataset): exit 2. */
-export class UsageError extends Error {
-  readonly exitCode = ExitCode.Usage;
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+export { UsageError, EndpointFailure };
 
-/** No endpoint could be used: exit 3. */
-export class EndpointFailure extends Error {
-  readonly exitCode = ExitCode.Endpoint;
-  constructor(message: string) {
-    super(message);
-    this.name = 'EndpointFailure';
-  }
-}
+const EXIT_CODES: Record<ErrorCode, ExitCode> = {
+  [ErrorCode.Settings]: ExitCode.Usage,
+  [ErrorCode.Config]: ExitCode.Usage,
+  [ErrorCode.Usage]: ExitCode.Usage,
+  [ErrorCode.Dataset]: ExitCode.Usage,
+  [ErrorCode.Conversation]: ExitCode.Usage,
+  [ErrorCode.AccuracyLog]: ExitCode.Usage,
+  [ErrorCode.AccuracyInput]: ExitCode.Usage,
+  [ErrorCode.Tokenizer]: ExitCode.Usage,
+  [ErrorCode.LogRead]: ExitCode.Usage,
+  [ErrorCode.Endpoint]: ExitCode.Endpoint,
+  [ErrorCode.EndpointFailure]: ExitCode.Endpoint,
+  [ErrorCode.Spawn]: ExitCode.Endpoint,
+  [ErrorCode.FleetStart]: ExitCode.Endpoint,
+  [ErrorCode.Aborted]: ExitCode.Interrupted,
+  [ErrorCode.SimHttp]: ExitCode.Internal,
+};
 
 /** The exit code and message an error maps to. */
 export function classifyError(err: unknown): { code: ExitCode; message: string } {
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof UsageError) return { code: ExitCode.Usage, message };
-  if (err instanceof EndpointFailure) return { code: ExitCode.Endpoint, message };
-  // The library's own input errors are the user's input here.
-  if (err instanceof SettingsError) return { code: ExitCode.Usage, message: `setting ${err.field}: ${message}` };
-  // ConfigError by name: importing load-settings would load the native addon
-  // into every command (`loadgen sim` runs without it).
-  if ((err instanceof Error && err.name === 'ConfigError') || err instanceof DatasetError) return { code: ExitCode.Usage, message };
-  if (err instanceof EndpointError) return { code: ExitCode.Endpoint, message };
+  if (err instanceof LoadgenError) {
+    const code = EXIT_CODES[err.code] ?? ExitCode.Internal;
+    if (err.code === ErrorCode.Settings) return { code, message: `setting ${(err as LoadgenError & { field: string }).field}: ${message}` };
+    return { code, message };
+  }
   // createLlmSut checks option combinations with RangeError/TypeError (e.g. the generate API on vLLM).
   if (err instanceof RangeError) return { code: ExitCode.Usage, message };
   return { code: ExitCode.Internal, message: `internal error: ${message}` };

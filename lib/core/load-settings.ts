@@ -2,6 +2,7 @@
 // official mlperf.conf values), with the official lookup rules.
 import { native } from './binding.js';
 import { fromEngineSettings, SettingsError, type TestScenario, type TestSettings } from './settings.js';
+import { ErrorCode, LoadgenError } from './errors.js';
 
 export interface LoadSettingsOptions {
   /** MLPerf model key, e.g. 'llama3_1-8b'. */
@@ -13,10 +14,9 @@ export interface LoadSettingsOptions {
   userConf?: string;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends LoadgenError {
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
-    this.name = 'ConfigError';
+    super(ErrorCode.Config, `invalid configuration:\n  ${problems.join('\n  ')}`);
   }
 }
 

@@ -1,6 +1,7 @@
 // TestSettings as a plain camelCase object: the official C++ field names,
 // the official defaults, validation that names the bad field, and the
 // mapping to the engine's snake_case names.
+import { ErrorCode, LoadgenError } from './errors.js';
 
 export const TestScenario = {
   SingleStream: 'SingleStream',
@@ -137,13 +138,12 @@ const SCENARIOS = Object.values(TestScenario) as string[];
 const MODES = Object.values(TestMode) as string[];
 const UINT64_MAX = (1n << 64n) - 1n;
 
-export class SettingsError extends Error {
+export class SettingsError extends LoadgenError {
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(message);
-    this.name = 'SettingsError';
+    super(ErrorCode.Settings, message);
   }
 }
 

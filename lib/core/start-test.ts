@@ -5,6 +5,7 @@ import type { Dispatcher, RawOutcome, TestMeta } from './native-types.js';
 import { holdCpuIdleLatency, type CpuIdleLatencyHold } from './cpu-idle-latency.js';
 import { shapeResult, type TestResult } from './result.js';
 import { checkIssueSameIndex, SettingsError, toEngineLogSettings, toEngineSettings, type LogSettings, type TestSettings } from './settings.js';
+import { ErrorCode, LoadgenError } from './errors.js';
 
 export interface QuerySample {
   /** Response id: hand it back in querySamplesComplete. A plain number. */
@@ -63,13 +64,12 @@ export function createNativeNullSut(options: { tokens?: number } = {}): NativeNu
 }
 
 /** Rejection reason when the test was aborted (abortTest or Ctrl-C); the logs were written. */
-export class TestAbortedError extends Error {
+export class TestAbortedError extends LoadgenError {
   constructor(
     message: string,
     readonly result: TestResult,
   ) {
-    super(message);
-    this.name = 'TestAbortedError';
+    super(ErrorCode.Aborted, message);
   }
 }
 

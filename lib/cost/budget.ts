@@ -3,7 +3,7 @@
 // count comes from counters the adapter threads add to, so checking is
 // cheap) and, at the first limit reached, ends the test through abortTest:
 // the logs are written as for any abort, and the reason is kept.
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export interface BudgetLimits {
   /** Output tokens generated in this run. */

@@ -1,6 +1,6 @@
 // GPU pricing of a run's endpoints: a price per GPU-hour and a GPU count,
 // one value for every endpoint or one per endpoint (in --endpoint order).
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export interface PricingInput {
   /** $ per GPU-hour: one price, or one per endpoint. */

@@ -1,5 +1,6 @@
 // What the SUT adapters need from a dataset: one prompt per sample index.
 // Loaders (JSON, JSONL, Parquet, synthetic) all produce this shape.
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool' | string;
@@ -31,13 +32,12 @@ export interface Dataset {
 }
 
 /** A dataset problem, naming the file and row (or line) that is wrong. */
-export class DatasetError extends Error {
+export class DatasetError extends LoadgenError {
   constructor(
     message: string,
     readonly file?: string,
     readonly row?: number,
   ) {
-    super(message);
-    this.name = 'DatasetError';
+    super(ErrorCode.Dataset, message);
   }
 }

@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-import { EndpointFailure, UsageError } from '../cli/errors.js';
+import { EndpointFailure, UsageError } from '../core/errors.js';
 import type { EndpointConfig } from '../sut/types.js';
 import { FleetStartError, waitHealthy, type Launched } from './health.js';
 import { ServerProcess, SpawnError } from './launcher.js';

@@ -8,21 +8,21 @@
 import { formatTail, logTail } from './log-tail.js';
 import type { ServerProcess } from './launcher.js';
 import type { PlannedServer } from './types.js';
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
 export interface Launched {
   server: PlannedServer;
   proc: ServerProcess;
 }
 
-export class FleetStartError extends Error {
+export class FleetStartError extends LoadgenError {
   constructor(
     message: string,
     readonly server: string,
     readonly kind: 'start-failed' | 'unhealthy',
     readonly logTail: string[],
   ) {
-    super(message);
-    this.name = 'FleetStartError';
+    super(ErrorCode.FleetStart, message);
   }
 }
 

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -72,10 +73,9 @@ function hookExit(): void {
   }
 }
 
-export class SpawnError extends Error {
+export class SpawnError extends LoadgenError {
   constructor(message: string) {
-    super(message);
-    this.name = 'SpawnError';
+    super(ErrorCode.Spawn, message);
   }
 }
 

@@ -3,7 +3,7 @@
 // repeated on every ssh node, each with its command line rendered.
 import { createServer, type Server } from 'node:net';
 
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { perGpu, tensorParallelGroups } from './gpus.js';
 import { renderCommand, renderEnv } from './render.js';
 import { commandLine, sshArgv } from './ssh.js';

@@ -2,7 +2,7 @@
 // as it appears in the file (servers[1].engine-args.max-num-seqs), so a
 // typo never silently drops an engine setting on a machine that costs by
 // the hour. Keys may be camelCase or kebab-case, like the rest of the file.
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { parseGpuList } from './gpus.js';
 import type { EngineArgs, ServerBackend, ServerSpec, SshOptions } from './types.js';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { Dataset, Prompt } from '../dataset/types.js';
 import type { TestSettings } from '../core/settings.js';
 import type { SimulatorOptions } from '../sim/types.js';

@@ -1,6 +1,7 @@
 // Conversation datasets for multi-turn and agentic benchmarks: what a
 // conversation is once read and checked, whatever file shape it came from.
 import type { Percentiles } from '../sut/types.js';
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
 /** An OpenAI-style tool definition ({type: 'function', function: {name, parameters}}). */
 export interface ToolDefinition {
@@ -59,15 +60,14 @@ export interface WireMessage {
 }
 
 /** A conversation file problem, naming the file, the line or row, and the turn. */
-export class ConversationError extends Error {
+export class ConversationError extends LoadgenError {
   constructor(
     message: string,
     readonly file?: string,
     readonly line?: number,
     readonly turn?: number,
   ) {
-    super(message);
-    this.name = 'ConversationError';
+    super(ErrorCode.Conversation, message);
   }
 }
 

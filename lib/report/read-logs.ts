@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import type { LatencyStats } from '../core/result.js';
 import { RESULTS_SCHEMA, type ResultsJson } from '../results/results-json.js';
 import { runLeftIncomplete } from '../resume/run-state.js';
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
-export class LogReadError extends Error {
+export class LogReadError extends LoadgenError {
   constructor(message: string) {
-    super(message);
-    this.name = 'LogReadError';
+    super(ErrorCode.LogRead, message);
   }
 }
 

@@ -1,6 +1,6 @@
 // report.html's "Accuracy" section: each metric's score, its target and
 // the verdict, for accuracy and submission runs scored with --tokenizer.
-import type { RunAccuracy } from '../run/run-accuracy.js';
+import type { RunAccuracy } from './run-record.js';
 import { esc, fmtNum, table } from './html-text.js';
 
 const num = (v: number | undefined): string => (v === undefined ? '-' : fmtNum(v));

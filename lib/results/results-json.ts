@@ -1,7 +1,7 @@
 // results.json: one run as a documented, versioned object (docs/results-schema.md).
 // Latencies are ms here (the logs keep ns); every figure says where it comes
 // from when two sources are possible (LoadGen's result vs the harness's report).
-import type { RunAccuracy } from '../run/run-accuracy.js';
+import type { RunAccuracy } from './run-record.js';
 import type { LatencyStats, TestResult } from '../core/result.js';
 import type { FleetRecord } from '../fleet/types.js';
 import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';

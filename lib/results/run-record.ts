@@ -11,7 +11,10 @@ import type { Goodput } from '../cost/goodput.js';
 import type { TokenAccounting } from '../cost/token-accounting.js';
 import type { ServerMetricsReport } from '../metrics/summary.js';
 import type { ResumeInfo } from '../resume/journal-session.js';
-import type { RunAccuracy } from '../run/run-accuracy.js';
+import type { AccuracySummary } from '../accuracy/score.js';
+
+/** What lands in RunRecord.accuracy: the summary, or why scoring failed. */
+export type RunAccuracy = (AccuracySummary & { file: string }) | { error: string };
 
 /** One periodic observation during the run (from testProgress() and the SUT). */
 export interface TimelinePoint {

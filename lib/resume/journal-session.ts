@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { TestMode } from '../core/settings.js';
 import type { QuerySampleLibrary, SystemUnderTest } from '../core/start-test.js';
 import type { JournalRecord } from './journal-format.js';

@@ -5,11 +5,12 @@
 // results.json and report.html show it.
 import { join } from 'node:path';
 
-import { formatAccuracyReport, scoreAccuracy, summarizeAccuracy, type AccuracySummary } from '../accuracy/score.js';
+import { formatAccuracyReport, scoreAccuracy, summarizeAccuracy } from '../accuracy/score.js';
 import { loadTokenizer } from '../accuracy/tokenizer.js';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { Dataset } from '../dataset/types.js';
 import type { TestResult } from '../core/result.js';
+import type { RunAccuracy } from '../results/run-record.js';
 import { writeFileAtomic } from '../results/write-outputs.js';
 
 export interface RunAccuracyOptions {
@@ -19,8 +20,7 @@ export interface RunAccuracyOptions {
   benchmark?: string;
 }
 
-/** What lands in RunRecord.accuracy: the summary, or why scoring failed. */
-export type RunAccuracy = (AccuracySummary & { file: string }) | { error: string };
+export type { RunAccuracy };
 
 /** Whether this mode writes an accuracy log that can be scored. */
 export function modeIsScored(mode: TestResult['mode']): boolean {

@@ -23,7 +23,7 @@ import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
 import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
 import type { Backend, EndpointConfig, SamplingParams, SampleTiming, SutReport, WireApiName } from '../sut/types.js';
 import type { TestResult } from '../core/result.js';
-import { EndpointFailure, UsageError } from '../cli/errors.js';
+import { EndpointFailure, UsageError } from '../core/errors.js';
 import { openConversations, type ConversationsSpec } from '../multiturn/run-conversations.js';
 import { RunExtras, type RunExtrasOptions } from './run-extras.js';
 import { checkTokenizer, modeIsScored, scoreRun } from './run-accuracy.js';

@@ -4,7 +4,7 @@
 // goodput and cost figures for the record. runBenchmark calls it at four
 // points: before the SUT exists, once it does, around the test, at the end.
 import { native } from '../core/binding.js';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { BudgetMonitor, checkBudgetLimits, type BudgetLimits } from '../cost/budget.js';
 import { computeCost } from '../cost/cost.js';
 import { countGoodput, goodputTargets } from '../cost/goodput.js';

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { RunRecord } from '../results/run-record.js';
 import type { RunBenchmarkOptions } from './run-benchmark.js';
 import { Fleet } from '../fleet/fleet.js';

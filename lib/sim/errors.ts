@@ -3,19 +3,20 @@
 // ErrorResponse {"object":"error",message,type,param,code}; its native
 // /generate answers {"error":{"message":...}}.
 import type { SimFlavor } from './types.js';
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
 /** Which family of route produced the error (SGLang shapes differ per family). */
 export type RouteFamily = 'openai' | 'generate' | 'other';
 
 /** A request-level error that becomes an HTTP error response. */
-export class SimHttpError extends Error {
+export class SimHttpError extends LoadgenError {
   constructor(
     readonly status: number,
     message: string,
     readonly param: string | null = null,
     readonly type?: string,
   ) {
-    super(message);
+    super(ErrorCode.SimHttp, message);
   }
 }
 

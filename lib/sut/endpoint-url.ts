@@ -1,11 +1,11 @@
 // An endpoint's base URL as users write it (http://gpu1:8000, with or without
 // /v1, maybe behind a path prefix) split into the origin undici connects to
 // and the prefix put before API paths.
+import { ErrorCode, LoadgenError } from '../core/errors.js';
 
-export class EndpointError extends Error {
+export class EndpointError extends LoadgenError {
   constructor(message: string) {
-    super(message);
-    this.name = 'EndpointError';
+    super(ErrorCode.Endpoint, message);
   }
 }
 
