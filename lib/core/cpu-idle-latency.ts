@@ -5,10 +5,10 @@
  * Why: a thread that sleeps until a query's scheduled time (LoadGen's issue
  * thread, an adapter worker waiting on its socket) wakes on a CPU that went
  * idle. On a VM an idle vCPU halts and the host takes its time to run it
- * again: measured on a 2-vCPU guest, a thread sleeping to random deadlines
- * woke 3.5-5.7 ms late at p99 (p50 80 µs); with this request at 0 µs the
- * vCPUs poll instead of halting and it woke 55 µs late at p99. Those
- * milliseconds are measured as TTFT by the harness, not by the server.
+ * again, so such a thread can wake milliseconds late at the tail; with this
+ * request at 0 µs the vCPUs poll instead of halting and wake-ups come on
+ * time. Those milliseconds would be measured as TTFT by the harness, not by
+ * the server.
  * It is what `tuned`'s latency-performance profile does (force_latency):
  * the request holds while the file stays open and ends when it is closed,
  * or when the process exits, however it exits. Idle CPUs then poll: more

@@ -29,10 +29,8 @@ import type { JournalTarget } from '../resume/journal-writer.js';
  * CPU count − 1 (1..8), but two on a 2-CPU machine: with one worker every
  * request written in a poll batch waits for the whole batch (undici writes
  * in the check phase) and for any pause of that one thread; two halve the
- * batches and keep one reading while the other is held up. Measured on 2
- * vCPUs: Server TTFT error p99 0.7-2.2 ms (three runs of four under 0.85)
- * against 1.5-4.6 ms at 17,310 QPS, paced 512-stream p99 2.3-4.1 against
- * 5.3-7.1 ms (README, bench/client).
+ * batches and keep one reading while the other is held up (the TTFT-error
+ * bench in bench/client measures both choices).
  */
 export function defaultWorkers(cpus: number): number {
   return cpus <= 2 ? Math.max(1, cpus) : Math.min(8, cpus - 1);

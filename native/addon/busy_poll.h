@@ -3,9 +3,9 @@
 // ended, its event loop polls (epoll with a zero timeout) instead of
 // sleeping. On a VM a sleeping vCPU is halted and handed back to the host;
 // at tens to hundreds of requests a second, waking it and running the
-// request path with caches other work has cooled made issue -> written ten
-// times slower than at thousands a second, and the TTFT error's p99 1.2-1.6
-// ms. The price is a busy core per polling thread while it polls.
+// request path with caches other work has cooled makes issue -> written far
+// slower than at thousands a second, and that time lands in the measured
+// TTFT. The price is a busy core per polling thread while it polls.
 #pragma once
 
 #include <napi.h>

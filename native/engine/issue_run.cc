@@ -33,8 +33,8 @@ void NameIssueThread() {
 
 // Sleeps until `deadline_ns`, in slices so an abort is noticed. Like the
 // official engine it sleeps even for a few microseconds: spinning or
-// yielding instead keeps a core busy that the SUT's own threads need
-// (measured: worker-thread SUTs lost half their capacity on 2 cores).
+// yielding instead keeps a core busy that the SUT's own threads need, which
+// on a small client machine costs worker-thread SUTs much of their capacity.
 void SleepUntil(int64_t deadline_ns, const std::atomic<bool>& aborted) {
   for (;;) {
     const int64_t now = NowNs();
