@@ -38,7 +38,8 @@ export const compatibleLoadgenVersion: string = native.compatibleLoadgenVersion;
 
 // ── LLM servers: the SUT adapter and probing ────────────────────────────────
 export { createLlmSut, probeEndpoint } from './sut/index.js';
-export type * from './sut/index.js';
+export type { LlmSut, LlmSutOptions, ProbeResult, ProbeOptions, ModelInfo } from './sut/index.js';
+export type * from './sut/types.js';
 
 // ── Datasets ────────────────────────────────────────────────────────────────
 export { openDataset, syntheticDataset, datasetQsl, samplingPreset, datasetPreset, DATASET_PRESETS } from './dataset/index.js';

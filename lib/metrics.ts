@@ -9,5 +9,5 @@ export { METRIC_NAMES } from './metrics/metric-names.js';
 export type { MetricNames, ServerFlavor } from './metrics/metric-names.js';
 export { MetricsScraper } from './metrics/scraper.js';
 export type { ScraperOptions } from './metrics/scraper.js';
-export type { MetricsPoint, MetricsSeries } from './metrics/series.js';
+export type { MetricsPoint } from './metrics/series.js';
 export type { ServerMetricsReport, EndpointServerMetrics } from './metrics/summary.js';
