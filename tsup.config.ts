@@ -16,12 +16,27 @@ const common = {
   outDir: 'dist',
 } as const;
 
+/** dist name → source: `@x/loadgen` and its subpaths (test/house/api.test.ts lists the same). */
+export const LIBRARY_ENTRIES = {
+  index: 'lib/index.ts',
+  accuracy: 'lib/accuracy.ts',
+  report: 'lib/report.ts',
+  multiturn: 'lib/multiturn.ts',
+  fleet: 'lib/fleet.ts',
+  metrics: 'lib/metrics.ts',
+};
+
 export default defineConfig([
   {
-    // Library: dist/index.js (ESM), dist/index.cjs (CJS), dist/index.d.ts + dist/index.d.cts.
+    // Library: the main entry and the subpath entries (package.json "exports"),
+    // each as ESM (.js) and CJS (.cjs) with types for both (.d.ts, .d.cts).
+    // Code shared by entries goes to chunks, so that one process holds one
+    // copy of each module whatever entries it loads: one LoadgenError (for
+    // instanceof), one running-test state.
     ...common,
-    entry: { index: 'lib/index.ts' },
+    entry: LIBRARY_ENTRIES,
     format: ['esm', 'cjs'],
+    splitting: true,
     dts: true,
   },
   {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, test } from 'vitest';
 
-import { runBenchmark, scoreAccuracy, type Dataset } from '../../lib/index.js';
+import { scoreAccuracy } from '../../lib/accuracy.js';
+import { runBenchmark, type Dataset } from '../../lib/index.js';
 import type { Detokenizer } from '../../lib/accuracy/tokenizer.js';
 import type { RunBenchmarkOptions } from '../../lib/run/run-benchmark.js';
 import { accuracyEntries } from './helpers.js';
