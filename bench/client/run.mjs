@@ -211,7 +211,7 @@ function readJsonLine(child, timeoutMs, what) {
         clearTimeout(t);
         try {
           resolve(JSON.parse(out.slice(0, nl)));
-        } catch (e) {
+        } catch {
           reject(new Error(`${what}: bad JSON line ${out.slice(0, 200)}`));
         }
       }

@@ -65,8 +65,7 @@ function skipSpaces(buf, i) {
   return i;
 }
 
-// Parse a non-negative decimal integer at buf[i…]; returns [value, next index].
-let numEnd = 0;
+// Parse a non-negative decimal integer at buf[i…]; returns its value.
 function readInt(buf, i) {
   let v = 0;
   let d;
@@ -74,7 +73,6 @@ function readInt(buf, i) {
     v = v * 10 + d;
     i++;
   }
-  numEnd = i;
   return v;
 }
 
@@ -253,16 +251,16 @@ function controllerHandler(r) {
     onRequestStart(controller) {
       r.abort = controller;
     },
-    onResponseStart(controller, statusCode) {
+    onResponseStart(_controller, statusCode) {
       r.status = statusCode;
     },
-    onResponseData(controller, chunk) {
+    onResponseData(_controller, chunk) {
       r.data(chunk);
     },
     onResponseEnd() {
       r.end();
     },
-    onResponseError(controller, err) {
+    onResponseError(_controller, err) {
       r.fail(err?.message ?? String(err));
     },
   };

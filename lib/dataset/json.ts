@@ -18,6 +18,7 @@ const CR = 0x0d;
 const SP = 0x20;
 const TAB = 0x09;
 
+// biome-ignore lint/suspicious/noConstEnum: file-local (no isolatedModules hazard); inlined in the scan loop.
 const enum State {
   Start,
   BeforeFirst,

@@ -5,7 +5,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 const TAIL_BYTES = 64 * 1024;
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI sequences this strips.
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /** The last `n` non-empty lines of a file ([] when it cannot be read). */

@@ -76,7 +76,6 @@ interface Endpoint {
   errorKinds: Record<string, number>;
 }
 
-const now = (): number => Number(process.hrtime.bigint());
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function errorKind(message: string): string {

@@ -69,7 +69,9 @@ export function replayMessages(conv: Conversation, k: number): WireMessage[] {
 /** Conversations → a Dataset of chat prompts, one a turn (for createLlmSut with api 'chat'). */
 export function replayDataset(conversations: readonly Conversation[], options: ReplayOptions = {}): ReplayDataset {
   const turns: TurnRef[] = [];
-  conversations.forEach((c, ci) => c.turns.forEach((_, k) => turns.push({ conversation: ci, turn: k })));
+  conversations.forEach((c, ci) => {
+    for (let k = 0; k < c.turns.length; k++) turns.push({ conversation: ci, turn: k });
+  });
   // Built up front: a conversation with a gap fails before the run, not in its middle.
   const prompts: Prompt[] = turns.map(({ conversation, turn }) => {
     const conv = conversations[conversation]!;

@@ -47,7 +47,7 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
     const bo = b as Record<string, unknown>;
     const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
     const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-    return ak.length === bk.length && ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && valuesEqual(ao[k], bo[k]));
+    return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && valuesEqual(ao[k], bo[k]));
   }
   return a === b;
 }

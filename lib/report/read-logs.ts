@@ -3,7 +3,7 @@
 // of the official LoadGen and on ours. An interrupted run may leave the last
 // detail line cut short: that line is dropped and the run marked truncated,
 // so its logs stay readable; a bad line anywhere else is an error.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { LatencyStats } from '../core/result.js';
@@ -239,8 +239,8 @@ function summarize(dir: string, detail: DetailLog | null, s: SummaryLog | null, 
   const version = str(get('loadgen_version'));
   // Our engine writes "6.0.17 @ x-loadgen-<version>"; the official one "6.0.17 @ <git rev or NA>".
   const origin: RunSummary['origin'] = version === null ? 'unknown' : /x-loadgen/i.test(version) || files.results ? 'ours' : 'official';
-  const scenario = str(get('effective_scenario')) ?? s?.fields['Scenario'] ?? null;
-  const mode = str(get('effective_test_mode')) ?? s?.fields['Mode'] ?? null;
+  const scenario = str(get('effective_scenario')) ?? s?.fields.Scenario ?? null;
+  const mode = str(get('effective_test_mode')) ?? s?.fields.Mode ?? null;
   const validity = str(get('result_validity'));
   const valid = validity === 'VALID' ? true : validity === 'INVALID' ? false : s?.result === 'VALID' ? true : s?.result === 'INVALID' ? false : null;
   const yes = (label: string) => (s?.fields[label] === undefined ? null : s.fields[label] === 'Yes');
@@ -377,7 +377,7 @@ export function runFiles(dir: string): RunSummary['files'] {
 
 /** Reads a run directory. Throws LogReadError for a missing directory, no logs, or a malformed log. */
 export function readRunLogs(dir: string): RunLogs {
-  let st;
+  let st: Stats;
   try {
     st = statSync(dir);
   } catch {

@@ -52,7 +52,6 @@ export class RunExtras {
   private testStartMs = 0;
 
   private constructor(
-    private readonly o: RunExtrasOptions,
     private readonly settings: TestSettings,
     private readonly outdir: string,
     private readonly dataset: Dataset,
@@ -71,7 +70,7 @@ export class RunExtras {
     if (!(typeof interval === 'number' && Number.isFinite(interval) && interval >= 0)) throw new UsageError(`--metrics-interval must be a number of seconds >= 0, got ${String(interval)}`);
     const accuracySamples = settings.accuracySampleCountOverride > 0 ? Math.min(settings.accuracySampleCountOverride, dataset.size) : dataset.size;
     const journal = JournalSession.prepare({ outdir, resume: o.resume === true, mode: settings.mode, accuracySamples });
-    return new RunExtras(o, settings, outdir, dataset, prices, limits, interval, journal, log);
+    return new RunExtras(settings, outdir, dataset, prices, limits, interval, journal, log);
   }
 
   get journalTarget(): JournalTarget | null {

@@ -128,7 +128,9 @@ export class Metrics {
 
   private histogram(out: string[], name: string, help: string, labels: string, h: Histogram): void {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
-    h.buckets.forEach((le, i) => out.push(`${name}_bucket{${labels},le="${num(le)}"} ${num(h.counts[i]!)}`));
+    h.buckets.forEach((le, i) => {
+      out.push(`${name}_bucket{${labels},le="${num(le)}"} ${num(h.counts[i]!)}`);
+    });
     out.push(`${name}_bucket{${labels},le="+Inf"} ${num(h.count)}`);
     out.push(`${name}_count{${labels}} ${num(h.count)}`);
     out.push(`${name}_sum{${labels}} ${num(h.sum)}`);

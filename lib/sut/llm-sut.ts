@@ -198,7 +198,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
         model: options.model,
         headers,
         timeoutMs: Math.min(30_000, limits.firstByteMs),
-        testRequest: needTest && i === 0 ? true : false,
+        testRequest: needTest && i === 0,
       }),
     ),
   );

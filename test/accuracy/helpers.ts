@@ -52,7 +52,9 @@ export function wordLevelTokenizer(
 
 export function hexInt32(ids: readonly number[]): string {
   const b = Buffer.alloc(ids.length * 4);
-  ids.forEach((v, i) => b.writeInt32LE(v, i * 4));
+  ids.forEach((v, i) => {
+    b.writeInt32LE(v, i * 4);
+  });
   return b.toString('hex').toUpperCase();
 }
 

@@ -240,7 +240,9 @@ describe('the MLPerf ROUGE pipeline against rouge_score + NLTK on 200 text pairs
     const rr = f.references.map((r) => sentencesPerLine(r));
     const agg = rougeCorpus(pp, rr, { useStemmer: true });
     for (const k of ['rouge1', 'rouge2', 'rougeL', 'rougeLsum']) {
-      agg.perSample[k]!.forEach((v, i) => expect(v, `${k} sample ${i}`).toBeCloseTo(f.perSample[k]![i]!, 12));
+      agg.perSample[k]!.forEach((v, i) => {
+        expect(v, `${k} sample ${i}`).toBeCloseTo(f.perSample[k]![i]!, 12);
+      });
       expect(npRound(agg.mean[k]! * 100, 4), k).toBe(f.expected[k]);
     }
     expect(pp.reduce((a, p) => a + [...p].length, 0)).toBe(f.expected.gen_len);

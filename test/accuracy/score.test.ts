@@ -171,7 +171,10 @@ describe('scoring runs against the endpoint simulator', () => {
     const out = join(dir, 'acc.json');
     const origWrite = process.stdout.write.bind(process.stdout);
     let printed = '';
-    process.stdout.write = ((chunk: string) => ((printed += chunk), true)) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string) => {
+      printed += chunk;
+      return true;
+    }) as typeof process.stdout.write;
     try {
       await program.parseAsync(['node', 'loadgen', 'accuracy', '--log', log, '--dataset', refFile, '--tokenizer', tokenizer, '--benchmark', 'llama2-70b-99.9', '--output', out]);
     } finally {
@@ -324,7 +327,10 @@ describe('dataset inputs and the registered command', () => {
     const { main } = await import('../../lib/cli/main.js');
     const errWrite = process.stderr.write.bind(process.stderr);
     let err = '';
-    process.stderr.write = ((chunk: string) => ((err += chunk), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => {
+      err += chunk;
+      return true;
+    }) as typeof process.stderr.write;
     try {
       await main(['node', 'loadgen', 'accuracy', '--bogus']);
       expect(process.exitCode).toBe(2);

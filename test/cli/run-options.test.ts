@@ -386,6 +386,7 @@ describe('pieces', () => {
     const live = createProgressPrinter(tty);
     live.update(p);
     live.done();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the progress line starts with ESC [2K.
     expect(written[0]).toMatch(/^\r\x1b\[2Kissued 100/);
     expect(written[0].length).toBeLessThanOrEqual(40 + 5);
     expect(written[1]).toBe('\r\x1b[2K');

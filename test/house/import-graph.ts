@@ -24,7 +24,7 @@ export function importGraph(root: string, libDir = 'lib'): Map<string, string[]>
     const deps: string[] = [];
     for (const m of text.matchAll(IMPORT_RE)) {
       const spec = m[1] ?? m[2];
-      if (!spec || !spec.startsWith('.')) continue;
+      if (!spec?.startsWith('.')) continue;
       const target = relative(root, resolve(dirname(abs), spec.replace(/\.js$/, '.ts')));
       deps.push(target);
     }

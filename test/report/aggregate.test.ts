@@ -44,7 +44,9 @@ describe('three Server runs of a custom SUT (traces, no results.json samples)', 
     expect(a.counts.samples).toBe(recs.reduce((s, r) => s + r.result.counts.samples, 0));
     expect(a.counts.queries).toBe(recs.reduce((s, r) => s + r.result.counts.queries, 0));
     expect(a.valid).toBe(recs.every((r) => r.result.valid === true));
-    a.runs.forEach((r, k) => expect(r.status).toBe(recs[k].result.valid ? 'VALID' : 'INVALID'));
+    a.runs.forEach((r, k) => {
+      expect(r.status).toBe(recs[k].result.valid ? 'VALID' : 'INVALID');
+    });
     const m = a.latencyMs.latency!;
     expect(m.method).toBe('exact');
     expect(m.sources.every((s) => s.includes('mlperf_log_trace.json'))).toBe(true);

@@ -1,7 +1,7 @@
 // HTTP helpers for the simulator tests: a node:http client that never
 // rejects (faults show up as `error`), keeps every socket read with its
 // arrival time, and splits SSE bodies into events.
-import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { type Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 
 export interface Read {
   /** process.hrtime.bigint() as a number, when the read arrived. */
@@ -30,7 +30,7 @@ export interface RequestOptions {
   /** Destroy the request after this many ms. */
   timeoutMs?: number;
   /** Called on every read; return true to destroy the connection. */
-  onRead?: (read: Read, soFar: string) => boolean | void;
+  onRead?: (read: Read, soFar: string) => boolean;
   agent?: Agent;
 }
 

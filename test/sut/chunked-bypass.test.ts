@@ -2,7 +2,7 @@
 // payload reaches the sink whole whatever the read boundaries, undici still
 // ends each response (keep-alive reuse, trailers), framing errors fail the
 // request, and the adapter's own idle-read timeout replaces undici's.
-import net from 'node:net';
+import type net from 'node:net';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Pool } from 'undici';
 
