@@ -46,8 +46,9 @@ export async function planServers(specs: readonly ServerSpec[]): Promise<Planned
       groups.forEach((gpus, i) => {
         const name = [spec.name, ...(nodes.length > 1 ? [node] : []), ...(groups.length > 1 ? [String(i)] : [])].join('-');
         const port = ports[i];
-        const argv = renderCommand(spec, { host: spec.host, port, gpus, name });
-        const env = renderEnv(spec, gpus);
+        const target = { host: spec.host, port, gpus, name };
+        const argv = renderCommand(spec, target);
+        const env = renderEnv(spec, gpus, target);
         // A server listening on every interface is reached through its node's name (or locally).
         const urlHost = node ?? (spec.host === '0.0.0.0' || spec.host === '::' ? '127.0.0.1' : spec.host);
         const spawnArgv = node ? sshArgv(node, argv, env, spec.ssh) : argv;

@@ -4,6 +4,7 @@
 // the hour. Keys may be camelCase or kebab-case, like the rest of the file.
 import { UsageError } from '../cli/errors.js';
 import { parseGpuList } from './gpus.js';
+import { sshNameProblem } from './ssh.js';
 import type { EngineArgs, ServerBackend, ServerSpec, SshOptions } from './types.js';
 
 const BACKENDS: readonly ServerBackend[] = ['vllm', 'sglang', 'custom', 'simulator'];
@@ -141,6 +142,11 @@ function sshOptions(c: Checker, key: string, v: unknown): SshOptions {
   for (const [k, at, value] of c.entries(key, v, SSH_KEYS)) {
     if (k === 'port') out.port = c.int(at, value, 1, 65535);
     else if (k === 'options') out.options = c.strings(at, value);
+    else if (k === 'user') {
+      out.user = c.string(at, value);
+      const problem = sshNameProblem('user', out.user);
+      if (problem) c.fail(at, problem);
+    }
     else (out as Record<string, unknown>)[k] = c.string(at, value);
   }
   return out;
@@ -200,6 +206,10 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
     const list = typeof x === 'string' ? [x] : c.strings(k, x);
     if (list.length === 0) c.fail(k, 'must list at least one host');
     if (new Set(list).size !== list.length) c.fail(k, 'lists a host twice');
+    list.forEach((h, i) => {
+      const problem = sshNameProblem('host', h);
+      if (problem) c.fail(typeof x === 'string' ? k : `${k}[${i}]`, problem);
+    });
     return list;
   });
   const port = get('port', (k, x) => (x === 'auto' ? 'auto' : c.int(k, x, 1, 65535))) ?? DEFAULT_PORTS[backend];
