@@ -98,3 +98,5 @@ export type { Goodput, GoodputTargets } from './cost/goodput.js';
 export type { TokenAccounting } from './cost/token-accounting.js';
 export type { BudgetLimits, BudgetReport } from './cost/budget.js';
 export type { PricingInput, EndpointPrice } from './cost/pricing.js';
+export { redactText, redactArgv, redactUrl, isSecretName, registerSecret } from './redact.js';
+export { splitEndpointCredentials } from './sut/endpoint-url.js';

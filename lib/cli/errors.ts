@@ -3,6 +3,7 @@
 import { SettingsError } from '../settings.js';
 import { DatasetError } from '../dataset/types.js';
 import { EndpointError } from '../sut/endpoint-url.js';
+import { redactText } from '../redact.js';
 import { ExitCode } from './exit-codes.js';
 
 /** Bad input from the user (flags, config file, settings, dataset): exit 2. */
@@ -42,7 +43,7 @@ export function classifyError(err: unknown): { code: ExitCode; message: string }
 /** Prints `loadgen <command>: <message>` to stderr and returns the exit code. */
 export function reportError(command: string, err: unknown, stderr: NodeJS.WritableStream = process.stderr): ExitCode {
   const { code, message } = classifyError(err);
-  stderr.write(`loadgen ${command}: ${message}\n`);
+  stderr.write(`loadgen ${command}: ${redactText(message)}\n`);
   if (process.env.LOADGEN_DEBUG && err instanceof Error && err.stack) stderr.write(`${err.stack}\n`);
   return code;
 }

@@ -10,6 +10,7 @@ import { registerAccuracyCommand } from '../accuracy/cli.js';
 import { registerServeCommand } from '../fleet/serve-command.js';
 import { registerReportCommand } from '../report/report-command.js';
 import { registerSimCommand } from '../sim/cli.js';
+import { guardConsole } from '../redact.js';
 import { ExitCode } from './exit-codes.js';
 import { registerProbeCommand } from './probe-command.js';
 import { registerRunCommand } from './run-command.js';
@@ -64,6 +65,8 @@ export function createProgram(): Command {
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  // Nothing the CLI prints shows a secret (lib/redact.ts).
+  guardConsole();
   try {
     await createProgram().parseAsync([...argv]);
   } catch (err) {

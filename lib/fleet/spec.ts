@@ -4,6 +4,7 @@
 // the hour. Keys may be camelCase or kebab-case, like the rest of the file.
 import { UsageError } from '../cli/errors.js';
 import { parseGpuList } from './gpus.js';
+import { isSecretName, registerSecret } from '../redact.js';
 import { sshNameProblem } from './ssh.js';
 import type { EngineArgs, ServerBackend, ServerSpec, SshOptions } from './types.js';
 
@@ -161,6 +162,18 @@ function simulatorOptions(c: Checker, key: string, v: unknown): Record<string, s
   return out;
 }
 
+/** The spec's secrets become known to the redaction rule: secret-named env values, values of secret flags in its command. */
+function registerSpecSecrets(spec: ServerSpec): void {
+  for (const [k, v] of Object.entries(spec.env)) if (isSecretName(k)) registerSecret(v);
+  const words = [...(spec.command ?? []), ...spec.extraArgs];
+  words.forEach((w, i) => {
+    const eq = w.indexOf('=');
+    if (!w.startsWith('-')) return;
+    if (eq > 0 && isSecretName(w.slice(0, eq))) registerSecret(w.slice(eq + 1));
+    else if (eq < 0 && isSecretName(w) && i + 1 < words.length && !words[i + 1]!.startsWith('-')) registerSecret(words[i + 1]);
+  });
+}
+
 function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
   const raw: Record<string, [string, unknown]> = {};
   for (const [k, key, value] of c.entries(at, v, SPEC_KEYS)) if (value !== null && value !== undefined) raw[k] = [key, value];
@@ -256,6 +269,7 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
   if (weight !== undefined) spec.weight = weight;
   const maxInFlight = get('maxInFlight', (k, x) => c.int(k, x, 1));
   if (maxInFlight !== undefined) spec.maxInFlight = maxInFlight;
+  registerSpecSecrets(spec);
   const tp = spec.engineArgs.tensorParallelSize;
   if (tp !== undefined && spec.gpus && spec.gpus.length % tp !== 0) {
     c.fail(raw.gpus[0], `has ${spec.gpus.length} GPUs, which tensor-parallel-size ${tp} does not divide`);

@@ -20,6 +20,7 @@ import { writeRunState, type RunState, type RunStateName } from '../resume/run-s
 import type { RunRecord } from '../results/run-record.js';
 import type { TestSettings } from '../settings.js';
 import { abortTest, type QuerySampleLibrary, type SystemUnderTest } from '../start-test.js';
+import { splitEndpointCredentials } from '../sut/endpoint-url.js';
 import type { LlmSut } from '../sut/llm-sut.js';
 import type { SamplingParams } from '../sut/types.js';
 
@@ -32,6 +33,8 @@ export interface RunExtrasOptions {
   budget?: BudgetLimits;
   /** Scrape each endpoint's /metrics every this many ms (0 = never; default 5000). */
   metricsIntervalMs?: number;
+  /** Sent to /metrics as `Authorization: Bearer <apiKey>` too (an endpoint URL's user:password goes as Basic instead). */
+  apiKey?: string;
 }
 
 export const DEFAULT_METRICS_INTERVAL_MS = 5000;
@@ -80,7 +83,8 @@ export class RunExtras {
 
   /** With the SUT up: checks/starts the journal, takes the metrics baseline; returns what the engine gets. */
   async begin(llm: LlmSut, urls: string[], benchmark: string | undefined, sampling: SamplingParams | undefined, command: string[] | null): Promise<{ sut: SystemUnderTest; qsl: QuerySampleLibrary }> {
-    this.urls = urls;
+    // Records name endpoints without credentials; the scraper takes them from the URLs.
+    this.urls = urls.map((u) => splitEndpointCredentials(u).url);
     let target: { sut: SystemUnderTest; qsl: QuerySampleLibrary } = llm;
     if (this.journal) {
       this.journal.begin(
@@ -101,7 +105,7 @@ export class RunExtras {
       else this.log(`journal: completed samples are kept in ${this.journal.dir} (resume an interrupted run with --resume ${this.outdir})`);
     }
     if (this.intervalMs > 0 && urls.length > 0) {
-      this.scraper = new MetricsScraper({ urls, intervalMs: this.intervalMs });
+      this.scraper = new MetricsScraper({ urls, intervalMs: this.intervalMs, headers: this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : undefined });
       await this.scraper.scrapeAll();
       this.scraper.start();
     }
