@@ -1,8 +1,8 @@
-// The redaction rule (lib/redact.ts) and endpoint URL credentials sent as
+// The redaction rule (lib/core/redact.ts) and endpoint URL credentials sent as
 // HTTP Basic authorization, against a real simulator that requires them.
 import { afterEach, describe, expect, test } from 'vitest';
 
-import { clearSecrets, isSecretName, redactArgv, redactDeep, redactText, redactUrl, registerSecret, scrubText } from '../lib/redact.js';
+import { clearSecrets, isSecretName, redactArgv, redactDeep, redactText, redactUrl, registerSecret, scrubText } from '../lib/core/redact.js';
 import { startSimulator } from '../lib/sim/index.js';
 import { endpointRequestInfo, parseEndpointUrl, splitEndpointCredentials } from '../lib/sut/endpoint-url.js';
 import { probeEndpoint } from '../lib/sut/probe.js';

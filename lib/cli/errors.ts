@@ -1,9 +1,9 @@
 // CLI errors: each carries its exit code, and reportError prints one clear
 // line for it (never a stack trace unless LOADGEN_DEBUG is set).
-import { SettingsError } from '../settings.js';
+import { SettingsError } from '../core/settings.js';
 import { DatasetError } from '../dataset/types.js';
 import { EndpointError } from '../sut/endpoint-url.js';
-import { redactText } from '../redact.js';
+import { redactText } from '../core/redact.js';
 import { ExitCode } from './exit-codes.js';
 
 /** Bad input from the user (flags, config file, settings, dataset): exit 2. */

@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 import { Command, CommanderError } from 'commander';
 
-import { registerAccuracyCommand } from '../accuracy/cli.js';
-import { registerServeCommand } from '../fleet/serve-command.js';
-import { registerReportCommand } from '../report/report-command.js';
-import { registerSimCommand } from '../sim/cli.js';
-import { guardConsole } from '../redact.js';
+import { registerAccuracyCommand } from './accuracy-command.js';
+import { registerServeCommand } from './serve-command.js';
+import { registerReportCommand } from './report-command.js';
+import { registerSimCommand } from './sim-command.js';
+import { guardConsole } from '../core/redact.js';
 import { ExitCode } from './exit-codes.js';
 import { registerProbeCommand } from './probe-command.js';
 import { registerRunCommand } from './run-command.js';
@@ -65,7 +65,7 @@ export function createProgram(): Command {
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
-  // Nothing the CLI prints shows a secret (lib/redact.ts).
+  // Nothing the CLI prints shows a secret (lib/core/redact.ts).
   guardConsole();
   try {
     await createProgram().parseAsync([...argv]);

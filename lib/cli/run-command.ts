@@ -11,12 +11,12 @@ import type { LengthSpec } from '../dataset/synthetic.js';
 import type { RunRecord } from '../results/run-record.js';
 // Types only: the pipeline (and with it the native addon) is loaded when a run starts.
 import type { DatasetSpec, RunBenchmarkOptions, RunStage } from '../run/run-benchmark.js';
-import type { TestMode, TestScenario } from '../settings.js';
+import type { TestMode, TestScenario } from '../core/settings.js';
 import type { SimulatorOptions } from '../sim/types.js';
 import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
 import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
 import { conversationsFrom } from './conversation-flags.js';
-import { redactArgv, registerSecret } from '../redact.js';
+import { redactArgv, registerSecret } from '../core/redact.js';
 import { splitEndpointCredentials } from '../sut/endpoint-url.js';
 import { reportError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
@@ -141,7 +141,7 @@ export interface RunCommandPlan {
   quiet: boolean;
 }
 
-/** argv to record in the results, without secrets (lib/redact.ts). */
+/** argv to record in the results, without secrets (lib/core/redact.ts). */
 export { redactArgv };
 
 /** Checks the merged flags and turns them into runBenchmark options (no I/O). */
@@ -317,7 +317,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     if (stage === 'test') {
       progress.done();
       stderr.write('terminated: ending the test and writing the logs\n');
-      void import('../start-test.js').then((m) => m.abortTest('SIGTERM'));
+      void import('../core/start-test.js').then((m) => m.abortTest('SIGTERM'));
       return;
     }
     if (stage === 'finishing') return;
@@ -341,7 +341,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
       onProgress: quiet ? undefined : (p) => progress.update(p),
     };
     // A servers: section: they are started first and stopped afterwards (lib/fleet).
-    const record = flags.servers ? await (await import('../fleet/run-fleet.js')).runWithFleet(flags.servers, runOptions) : await runBenchmark(runOptions);
+    const record = flags.servers ? await (await import('../run/run-fleet.js')).runWithFleet(flags.servers, runOptions) : await runBenchmark(runOptions);
     progress.done();
     const files = await writeRunFiles(record);
     const interrupted = presses > 0;

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { EndpointFailure, UsageError } from '../cli/errors.js';
-import { redactArgv, redactDeep, redactFile, redactText } from '../redact.js';
+import { redactArgv, redactDeep, redactFile, redactText } from '../core/redact.js';
 import type { EndpointConfig } from '../sut/types.js';
 import { FleetStartError, waitHealthy, type Launched } from './health.js';
 import { ServerProcess, SpawnError } from './launcher.js';

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:net';
 
 import { UsageError } from '../cli/errors.js';
-import { MASK, redactText } from '../redact.js';
+import { MASK, redactText } from '../core/redact.js';
 import { perGpu, tensorParallelGroups } from './gpus.js';
 import { renderCommand, renderEnv } from './render.js';
 import { commandLine, sshArgv } from './ssh.js';

@@ -4,7 +4,7 @@
 // the hour. Keys may be camelCase or kebab-case, like the rest of the file.
 import { UsageError } from '../cli/errors.js';
 import { parseGpuList } from './gpus.js';
-import { isSecretName, registerSecret } from '../redact.js';
+import { isSecretName, registerSecret } from '../core/redact.js';
 import { sshNameProblem } from './ssh.js';
 import type { EngineArgs, ServerBackend, ServerSpec, SshOptions } from './types.js';
 

@@ -98,7 +98,7 @@ export interface PlannedServer {
   spawnArgv: string[];
   /**
    * spawnArgv as one shell-quoted line, for logs and results: the spec's
-   * `env` values as *** and secrets redacted (lib/redact.ts).
+   * `env` values as *** and secrets redacted (lib/core/redact.ts).
    */
   commandLine: string;
 }

@@ -18,10 +18,10 @@
 // one timing per conversation).
 import { Agent } from 'undici';
 
-import { native } from '../binding.js';
-import { completeSample, firstTokenSample } from '../complete.js';
-import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../start-test.js';
-import { registerSecret } from '../redact.js';
+import { native } from '../core/binding.js';
+import { completeSample, firstTokenSample } from '../core/complete.js';
+import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../core/start-test.js';
+import { registerSecret } from '../core/redact.js';
 import { EndpointError, endpointRequestInfo, parseEndpointUrl } from '../sut/endpoint-url.js';
 import type { LlmSut } from '../sut/llm-sut.js';
 import { probeEndpoint } from '../sut/probe.js';

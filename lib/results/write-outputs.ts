@@ -4,7 +4,7 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { redactDeep, scrubText } from '../redact.js';
+import { redactDeep, scrubText } from '../core/redact.js';
 import { toJsonText } from './json-text.js';
 import { buildReportHtml } from './report-html.js';
 import { buildResultSummary } from './result-summary.js';
@@ -27,7 +27,7 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
 
 /**
  * The record as the files show it: every string through the redaction rule
- * (lib/redact.ts: URL passwords, secret flags and variables, registered
+ * (lib/core/redact.ts: URL passwords, secret flags and variables, registered
  * secrets such as the API key).
  */
 export function redactRecord(record: RunRecord): RunRecord {

@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 
 import { UsageError } from '../cli/errors.js';
-import { redactArgv, scrubText } from '../redact.js';
-import type { TestMode } from '../settings.js';
-import type { QuerySampleLibrary, SystemUnderTest } from '../start-test.js';
+import { redactArgv, scrubText } from '../core/redact.js';
+import type { TestMode } from '../core/settings.js';
+import type { QuerySampleLibrary, SystemUnderTest } from '../core/start-test.js';
 import type { JournalRecord } from './journal-format.js';
 import { readJournal } from './journal-reader.js';
 import type { JournalTarget } from './journal-writer.js';

@@ -7,7 +7,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { redactText, scrubText } from '../redact.js';
+import { redactText, scrubText } from '../core/redact.js';
 
 export const RUN_STATE_FILE = 'run-state.json';
 export const RUN_STATE_SCHEMA = '@x/loadgen/run-state';

@@ -5,25 +5,25 @@
 import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { native, packageRoot } from '../binding.js';
+import { native, packageRoot } from '../core/binding.js';
 import { openDataset, type LoadedDataset, type OpenDatasetOptions } from '../dataset/open.js';
 import { DATASET_PRESETS, presetKey } from '../dataset/presets.js';
 import { syntheticDataset, type SyntheticOptions } from '../dataset/synthetic.js';
 import { DatasetError, type Dataset } from '../dataset/types.js';
-import { builtinBenchmarks, loadSettings } from '../load-settings.js';
+import { builtinBenchmarks, loadSettings } from '../core/load-settings.js';
 import { toJsonText } from '../results/json-text.js';
 import { buildResultsJson } from '../results/results-json.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from '../results/run-record.js';
 import { redactRecord, writeRunOutputs } from '../results/write-outputs.js';
-import { redactArgv, redactText, registerSecret, scrubText } from '../redact.js';
-import { defaultTestSettings, toEngineSettings, type TestMode, type TestScenario, type TestSettings } from '../settings.js';
+import { redactArgv, redactText, registerSecret, scrubText } from '../core/redact.js';
+import { defaultTestSettings, toEngineSettings, type TestMode, type TestScenario, type TestSettings } from '../core/settings.js';
 import { startSimulator } from '../sim/server.js';
 import type { Simulator, SimulatorOptions } from '../sim/types.js';
-import { startTest, TestAbortedError } from '../start-test.js';
+import { startTest, TestAbortedError } from '../core/start-test.js';
 import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
 import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
 import type { Backend, EndpointConfig, SamplingParams, SampleTiming, SutReport, WireApiName } from '../sut/types.js';
-import type { TestResult } from '../result.js';
+import type { TestResult } from '../core/result.js';
 import { EndpointFailure, UsageError } from '../cli/errors.js';
 import { openConversations, type ConversationsSpec } from '../multiturn/run-conversations.js';
 import { RunExtras, type RunExtrasOptions } from './run-extras.js';
@@ -447,7 +447,7 @@ class ProgressSampler {
 export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRecord> {
   if (!options || typeof options !== 'object') throw new UsageError('runBenchmark: options must be an object');
   const given = options.log ?? stderrLog;
-  // Every message through the redaction rule (lib/redact.ts), whoever prints it.
+  // Every message through the redaction rule (lib/core/redact.ts), whoever prints it.
   const log = (m: string): void => given(redactText(m));
   registerSecret(options.apiKey);
   const stage = options.onStage ?? (() => undefined);

@@ -2,7 +2,7 @@
 // /v1, maybe behind a path prefix) split into the origin undici connects to
 // and the prefix put before API paths. Credentials in it (http://user:pw@host)
 // are taken out: sent as HTTP Basic authorization, never shown.
-import { MASK, redactUrl, registerSecret } from '../redact.js';
+import { MASK, redactUrl, registerSecret } from '../core/redact.js';
 
 export class EndpointError extends Error {
   constructor(message: string) {
@@ -40,7 +40,7 @@ const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i;
 /**
  * Takes the credentials out of an endpoint URL: `http://user:pw@host:8000/v1`
  * → `http://host:8000/v1` and `Basic dXNlcjpwdw==`. The password (raw and
- * decoded) and the header become secrets (lib/redact.ts): masked wherever
+ * decoded) and the header become secrets (lib/core/redact.ts): masked wherever
  * they would be printed or written.
  */
 export function splitEndpointCredentials(url: string): EndpointCredentials {

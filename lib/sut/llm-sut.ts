@@ -8,14 +8,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-import { findPackageRoot } from '../binding.js';
-import { native } from '../binding.js';
+import { findPackageRoot } from '../core/binding.js';
+import { native } from '../core/binding.js';
 import { samplingPreset } from '../dataset/presets.js';
 import type { Dataset } from '../dataset/types.js';
-import { WORKER_QUEUES, type QuerySample, type QuerySampleLibrary, type SystemUnderTest } from '../start-test.js';
+import { WORKER_QUEUES, type QuerySample, type QuerySampleLibrary, type SystemUnderTest } from '../core/start-test.js';
 import { BodyStore } from './body-store.js';
 import { EndpointError, endpointRequestInfo, parseEndpointUrl } from './endpoint-url.js';
-import { registerSecret } from '../redact.js';
+import { registerSecret } from '../core/redact.js';
 import { Feeder } from './feeder.js';
 import { HttpDriver, type DriverConfig, type DriverSnapshot } from './http-driver.js';
 import { probeEndpoint, type ProbeResult } from './probe.js';
