@@ -2,6 +2,7 @@
 // error codes (lib/core/errors.ts), and reportError prints one clear line for
 // each (never a stack trace unless LOADGEN_DEBUG is set).
 import { ErrorCode, LoadgenError, UsageError, EndpointFailure } from '../core/errors.js';
+import { redactText } from '../core/redact.js';
 import { ExitCode } from './exit-codes.js';
 
 export { UsageError, EndpointFailure };
@@ -40,7 +41,7 @@ export function classifyError(err: unknown): { code: ExitCode; message: string }
 /** Prints `loadgen <command>: <message>` to stderr and returns the exit code. */
 export function reportError(command: string, err: unknown, stderr: NodeJS.WritableStream = process.stderr): ExitCode {
   const { code, message } = classifyError(err);
-  stderr.write(`loadgen ${command}: ${message}\n`);
+  stderr.write(`loadgen ${command}: ${redactText(message)}\n`);
   if (process.env.LOADGEN_DEBUG && err instanceof Error && err.stack) stderr.write(`${err.stack}\n`);
   return code;
 }

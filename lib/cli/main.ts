@@ -10,6 +10,7 @@ import { registerAccuracyCommand } from './accuracy-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerReportCommand } from './report-command.js';
 import { registerSimCommand } from './sim-command.js';
+import { guardConsole } from '../core/redact.js';
 import { ExitCode } from './exit-codes.js';
 import { registerProbeCommand } from './probe-command.js';
 import { registerRunCommand } from './run-command.js';
@@ -64,6 +65,8 @@ export function createProgram(): Command {
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  // Nothing the CLI prints shows a secret (lib/core/redact.ts).
+  guardConsole();
   try {
     await createProgram().parseAsync([...argv]);
   } catch (err) {

@@ -16,6 +16,8 @@ import type { SimulatorOptions } from '../sim/types.js';
 import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
 import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
 import { conversationsFrom } from './conversation-flags.js';
+import { redactArgv, registerSecret } from '../core/redact.js';
+import { splitEndpointCredentials } from '../sut/endpoint-url.js';
 import { reportError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { createProgressPrinter } from './progress.js';
@@ -139,15 +141,8 @@ export interface RunCommandPlan {
   quiet: boolean;
 }
 
-/** argv to record in the results, without secrets. */
-export function redactArgv(argv: readonly string[]): string[] {
-  const out = [...argv];
-  for (let i = 0; i < out.length; i++) {
-    if (out[i] === '--api-key' && i + 1 < out.length) out[i + 1] = '***';
-    else if (out[i].startsWith('--api-key=')) out[i] = '--api-key=***';
-  }
-  return out;
-}
+/** argv to record in the results, without secrets (lib/core/redact.ts). */
+export { redactArgv };
 
 /** Checks the merged flags and turns them into runBenchmark options (no I/O). */
 export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPlan {
@@ -274,6 +269,18 @@ export function exitCodeOf(record: RunRecord, interrupted: boolean): ExitCode {
 
 const LOG_FILES = ['mlperf_log_summary.txt', 'mlperf_log_detail.txt', 'mlperf_log_accuracy.json', 'mlperf_log_trace.json'];
 
+/** Makes the run's secrets known to the redaction rule before anything is printed: API key, URL passwords, servers' secret env. */
+function registerRunSecrets(f: RunFlags): void {
+  registerSecret(f.apiKey);
+  for (const e of f.endpoint ?? []) {
+    try {
+      splitEndpointCredentials(typeof e === 'string' ? e : e.url);
+    } catch {
+      // A malformed URL is reported where it is parsed.
+    }
+  }
+}
+
 /** Runs `loadgen run` with already-parsed flags; resolves with the exit code. */
 export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): Promise<ExitCode> {
   const stderr = process.stderr;
@@ -320,6 +327,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
   process.on('SIGTERM', onSigterm);
   try {
     const flags = cliFlags.config !== undefined ? mergeFlags(readConfigFile(cliFlags.config), cliFlags) : cliFlags;
+    registerRunSecrets(flags);
     const plan = planRun(flags, argv);
     quiet = plan.quiet;
     const { runBenchmark, writeRunFiles, recordToJson } = await import('../run/run-benchmark.js');
@@ -385,7 +393,7 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--benchmark <model>', 'MLPerf model key (e.g. llama3_1-8b): official settings, dataset preset and sampling')
     .option('--mlperf-conf <file>', 'an mlperf.conf instead of the built-in table (with --benchmark)')
     .option('--user-conf <file>', 'user.conf applied on top of the official settings')
-    .option('--endpoint <url>', "server base URL, e.g. http://gpu1:8000 (repeat for several); none = built-in simulator", collect)
+    .option('--endpoint <url>', "server base URL, e.g. http://gpu1:8000 (repeat for several; http://user:password@host sends HTTP Basic); none = built-in simulator", collect)
     .option('--backend <name>', 'auto (default) | vllm | sglang | openai')
     .option('--api <name>', 'completions (default) | chat | generate (SGLang native)')
     .option('--model <name>', 'served model name (default: the first of /v1/models)')

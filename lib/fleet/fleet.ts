@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { EndpointFailure, UsageError } from '../core/errors.js';
+import { redactArgv, redactDeep, redactFile, redactText } from '../core/redact.js';
 import type { EndpointConfig } from '../sut/types.js';
 import { FleetStartError, waitHealthy, type Launched } from './health.js';
 import { ServerProcess, SpawnError } from './launcher.js';
@@ -54,7 +55,9 @@ export class Fleet {
 
   /** Plans and starts every server, waits until all are healthy and warmed up. */
   static async start(specs: readonly ServerSpec[], o: FleetOptions): Promise<Fleet> {
-    const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+    const given = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+    // Messages and log tails through the redaction rule (server logs can print their args).
+    const log = (m: string): void => given(redactText(m, { pairs: true }));
     const planned = await planServers(specs);
     const names = new Set<string>();
     for (const p of planned) {
@@ -97,7 +100,7 @@ export class Fleet {
       } catch (err) {
         if (err instanceof FleetStartError) {
           fleet.event(err.server, err.kind, err.message.split('\n')[0], { logTail: err.logTail });
-          throw new EndpointFailure(err.message);
+          throw new EndpointFailure(redactText(err.message, { pairs: true }));
         }
         throw err;
       }
@@ -155,6 +158,8 @@ export class Fleet {
           else this.event(server.name, 'stopped', `stopped (${exit.signal ?? `code ${exit.code}`})`, { exitCode: exit.code, signal: exit.signal });
         }),
       );
+      // The servers wrote their logs themselves: secrets they printed (their args, a token) are masked now.
+      for (const { proc } of this.launched) redactFile(proc.logPath, (m) => this.log(m));
     })();
     return this.stopping;
   }
@@ -176,20 +181,21 @@ export class Fleet {
         port: p.port,
         pid: l?.proc.pid ?? null,
         commandLine: p.commandLine,
-        argv: p.argv,
-        env: p.env,
+        argv: redactArgv(p.argv),
+        env: Object.keys(p.env),
         engineArgs: p.spec.engineArgs,
         extraArgs: p.spec.extraArgs,
         version: info?.version ?? null,
-        serverInfo: info?.serverInfo ?? null,
+        // SGLang's server args include api_key and the like: masked by key.
+        serverInfo: info?.serverInfo ? redactDeep(info.serverInfo, { keys: true, pairs: true }) : null,
         maxModelLen: info?.maxModelLen ?? null,
-        loggedConfig: l ? configFromLog(l.proc.logPath) : { nonDefaultArgs: null, engineConfig: null },
+        loggedConfig: l ? redactDeep(configFromLog(l.proc.logPath), { pairs: true }) : { nonDefaultArgs: null, engineConfig: null },
         log: l?.proc.logPath ?? join('servers', `${p.name}.log`),
         loadSeconds: this.loadSeconds.get(p.name) ?? null,
         exit: exit ? { code: exit.code, signal: exit.signal, how: crashed ? 'crashed' : l!.proc.killed ? 'killed' : l!.proc.stopping ? 'stopped' : 'exited' } : null,
       };
     });
-    return { servers, events: this.events.map((e) => ({ ...e })) };
+    return { servers, events: this.events.map((e) => redactDeep({ ...e }, { pairs: true })) };
   }
 
   /** The last lines of a server's log. */

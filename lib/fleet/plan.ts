@@ -4,10 +4,14 @@
 import { createServer, type Server } from 'node:net';
 
 import { UsageError } from '../core/errors.js';
+import { MASK, redactText } from '../core/redact.js';
 import { perGpu, tensorParallelGroups } from './gpus.js';
 import { renderCommand, renderEnv } from './render.js';
 import { commandLine, sshArgv } from './ssh.js';
 import type { PlannedServer, ServerSpec } from './types.js';
+
+// Stands for a hidden value while the line is quoted (shell-safe characters), then becomes ***.
+const HIDDEN = '@@loadgen-hidden@@';
 
 /** Ports the OS says are free now (all held open together, so they differ). */
 async function freePorts(n: number, host: string): Promise<number[]> {
@@ -46,11 +50,15 @@ export async function planServers(specs: readonly ServerSpec[]): Promise<Planned
       groups.forEach((gpus, i) => {
         const name = [spec.name, ...(nodes.length > 1 ? [node] : []), ...(groups.length > 1 ? [String(i)] : [])].join('-');
         const port = ports[i];
-        const argv = renderCommand(spec, { host: spec.host, port, gpus, name });
-        const env = renderEnv(spec, gpus);
+        const target = { host: spec.host, port, gpus, name };
+        const argv = renderCommand(spec, target);
+        const env = renderEnv(spec, gpus, target);
         // A server listening on every interface is reached through its node's name (or locally).
         const urlHost = node ?? (spec.host === '0.0.0.0' || spec.host === '::' ? '127.0.0.1' : spec.host);
         const spawnArgv = node ? sshArgv(node, argv, env, spec.ssh) : argv;
+        // Shown and recorded: the spec's env by name (NAME=***), everything through the redaction rule.
+        const shownEnv = { ...env, ...Object.fromEntries(Object.keys(spec.env).map((k) => [k, HIDDEN])) };
+        const shown = (line: string): string => redactText(line.split(HIDDEN).join(MASK));
         out.push({
           name,
           spec,
@@ -62,7 +70,7 @@ export async function planServers(specs: readonly ServerSpec[]): Promise<Planned
           env,
           spawnArgv,
           // Remote: the environment is inside the ssh line; local: shown before the command.
-          commandLine: node ? commandLine(spawnArgv) : commandLine(argv, env),
+          commandLine: shown(node ? commandLine(sshArgv(node, argv, shownEnv, spec.ssh)) : commandLine(argv, shownEnv)),
         });
       });
     }

@@ -101,21 +101,105 @@ function simulatorFlags(sim: Record<string, string | number | boolean>): string[
   return out;
 }
 
+type Placeholder = 'port' | 'host' | 'model' | 'name' | 'gpus';
+const PLACEHOLDER = /\{(port|host|model|name|gpus)\}/g;
+
+/** The environment variable a shell command reads a placeholder's value from. */
+export const PLACEHOLDER_VARS: Readonly<Record<Placeholder, string>> = {
+  port: 'LOADGEN_PORT',
+  host: 'LOADGEN_HOST',
+  model: 'LOADGEN_MODEL',
+  name: 'LOADGEN_NAME',
+  gpus: 'LOADGEN_GPUS',
+};
+
+function placeholderValue(key: Placeholder, t: RenderTarget, model: string | undefined): string {
+  switch (key) {
+    case 'port':
+      return String(t.port);
+    case 'host':
+      return t.host;
+    case 'model':
+      return model ?? '';
+    case 'name':
+      return t.name;
+    default:
+      return t.gpus ? t.gpus.join(',') : '';
+  }
+}
+
+/** An argv element: placeholders replaced by their values, verbatim (no shell reads it). */
 function substitute(arg: string, t: RenderTarget, model: string | undefined): string {
-  return arg.replace(/\{(port|host|model|name|gpus)\}/g, (_, key: string) => {
-    switch (key) {
-      case 'port':
-        return String(t.port);
-      case 'host':
-        return t.host;
-      case 'model':
-        return model ?? '';
-      case 'name':
-        return t.name;
-      default:
-        return t.gpus ? t.gpus.join(',') : '';
+  return arg.replace(PLACEHOLDER, (_, key: Placeholder) => placeholderValue(key, t, model));
+}
+
+/** Characters that mean nothing to a POSIX shell in any context: such a value goes into a script as it is. */
+const INERT = /^[A-Za-z0-9_@%+:,./-]*$/;
+
+/**
+ * A shell script's placeholders. A value of inert characters only (a port, a
+ * GPU list, most model names) is written in; any other value is never
+ * written into the script: it is passed in an environment variable
+ * (PLACEHOLDER_VARS) and the placeholder becomes a quoted reference to it,
+ * so `$(...)`, backticks, `;`, quotes or newlines in a model name arrive as
+ * one verbatim argument and run nothing. The reference is quoted for where
+ * the placeholder stands (bare, inside '...', inside "..."); whatever the
+ * context, the shell only expands a variable there, it never runs its value.
+ */
+function substituteScript(script: string, t: RenderTarget, model: string | undefined, vars: Set<Placeholder>): string {
+  let out = '';
+  let ctx: 'bare' | 'single' | 'double' = 'bare';
+  for (let i = 0; i < script.length; i++) {
+    const c = script[i]!;
+    if (c === '{') {
+      const at = new RegExp(PLACEHOLDER.source, 'y');
+      at.lastIndex = i;
+      const hit = at.exec(script);
+      if (hit) {
+        const key = hit[1] as Placeholder;
+        const value = placeholderValue(key, t, model);
+        if (INERT.test(value)) out += value;
+        else {
+          vars.add(key);
+          const ref = `\${${PLACEHOLDER_VARS[key]}}`;
+          out += ctx === 'double' ? ref : ctx === 'single' ? `'"${ref}"'` : `"${ref}"`;
+        }
+        i += hit[0].length - 1;
+        continue;
+      }
     }
-  });
+    out += c;
+    if (ctx === 'single') {
+      if (c === "'") ctx = 'bare';
+    } else if (c === '\\') {
+      if (i + 1 < script.length) out += script[++i];
+    } else if (ctx === 'double') {
+      if (c === '"') ctx = 'bare';
+    } else if (c === "'") ctx = 'single';
+    else if (c === '"') ctx = 'double';
+  }
+  return out;
+}
+
+const SHELLS = /^(sh|bash|dash|zsh|ksh|mksh|ash|yash|posh)$/;
+
+/** Where a custom command's shell script is: the argument after `-c` (or `-lc`, `-ec`...) of a POSIX shell, else -1. */
+export function shellScriptIndex(argv: readonly string[]): number {
+  if (argv.length < 3 || !SHELLS.test(basename(argv[0]!))) return -1;
+  for (let i = 1; i < argv.length - 1; i++) {
+    const a = argv[i]!;
+    if (a === '--' || !a.startsWith('-')) return -1;
+    if (/^-[A-Za-z]*c[A-Za-z]*$/.test(a)) return i + 1;
+  }
+  return -1;
+}
+
+/** A custom command's argv, and the placeholder variables its shell script reads. */
+function renderCustom(spec: ServerSpec, t: RenderTarget): { argv: string[]; vars: Set<Placeholder> } {
+  const vars = new Set<Placeholder>();
+  const script = shellScriptIndex(spec.command!);
+  const argv = spec.command!.map((a, i) => (i === script ? substituteScript(a, t, spec.model, vars) : substitute(a, t, spec.model)));
+  return { argv: [...argv, ...genericFlags(spec.engineArgs), ...spec.extraArgs.map((a) => substitute(a, t, spec.model))], vars };
 }
 
 /** The argv that starts one server of this spec on its node. */
@@ -127,7 +211,7 @@ export function renderCommand(spec: ServerSpec, t: RenderTarget): string[] {
     case 'sglang':
       return [spec.executable ?? 'python3', '-m', 'sglang.launch_server', '--model-path', spec.model!, ...listen, ...flagsFor('sglang', spec.engineArgs), ...spec.extraArgs];
     case 'custom':
-      return [...spec.command!.map((a) => substitute(a, t, spec.model)), ...genericFlags(spec.engineArgs), ...spec.extraArgs.map((a) => substitute(a, t, spec.model))];
+      return renderCustom(spec, t).argv;
     case 'simulator': {
       const flavor = spec.flavor ?? 'vllm';
       // `loadgen sim --model` in place of vLLM's positional MODEL and SGLang's --model-path.
@@ -137,11 +221,18 @@ export function renderCommand(spec: ServerSpec, t: RenderTarget): string[] {
   }
 }
 
-/** The environment a server gets on top of the inherited one. */
-export function renderEnv(spec: ServerSpec, gpus: number[] | null): Record<string, string> {
+/**
+ * The environment a server gets on top of the inherited one. With `target`,
+ * a custom shell command's placeholder variables too (see substituteScript).
+ */
+export function renderEnv(spec: ServerSpec, gpus: number[] | null, target?: RenderTarget): Record<string, string> {
   const env: Record<string, string> = {};
   if (gpus) env.CUDA_VISIBLE_DEVICES = gpus.join(',');
   // Python block-buffers stdout into a file: unbuffered, the log is live.
   env.PYTHONUNBUFFERED = '1';
-  return { ...env, ...spec.env };
+  const out = { ...env, ...spec.env };
+  if (target && spec.backend === 'custom') {
+    for (const key of renderCustom(spec, target).vars) out[PLACEHOLDER_VARS[key]] = placeholderValue(key, target, spec.model);
+  }
+  return out;
 }

@@ -4,6 +4,8 @@
 // the hour. Keys may be camelCase or kebab-case, like the rest of the file.
 import { UsageError } from '../core/errors.js';
 import { parseGpuList } from './gpus.js';
+import { isSecretName, registerSecret } from '../core/redact.js';
+import { sshNameProblem } from './ssh.js';
 import type { EngineArgs, ServerBackend, ServerSpec, SshOptions } from './types.js';
 
 const BACKENDS: readonly ServerBackend[] = ['vllm', 'sglang', 'custom', 'simulator'];
@@ -141,6 +143,11 @@ function sshOptions(c: Checker, key: string, v: unknown): SshOptions {
   for (const [k, at, value] of c.entries(key, v, SSH_KEYS)) {
     if (k === 'port') out.port = c.int(at, value, 1, 65535);
     else if (k === 'options') out.options = c.strings(at, value);
+    else if (k === 'user') {
+      out.user = c.string(at, value);
+      const problem = sshNameProblem('user', out.user);
+      if (problem) c.fail(at, problem);
+    }
     else (out as Record<string, unknown>)[k] = c.string(at, value);
   }
   return out;
@@ -153,6 +160,18 @@ function simulatorOptions(c: Checker, key: string, v: unknown): Record<string, s
     out[k] = kind === 'bool' ? c.bool(at, value) : kind === 'int' ? c.int(at, value, 1) : kind === 'string' ? c.string(at, value) : c.number(at, value, 0);
   }
   return out;
+}
+
+/** The spec's secrets become known to the redaction rule: secret-named env values, values of secret flags in its command. */
+function registerSpecSecrets(spec: ServerSpec): void {
+  for (const [k, v] of Object.entries(spec.env)) if (isSecretName(k)) registerSecret(v);
+  const words = [...(spec.command ?? []), ...spec.extraArgs];
+  words.forEach((w, i) => {
+    const eq = w.indexOf('=');
+    if (!w.startsWith('-')) return;
+    if (eq > 0 && isSecretName(w.slice(0, eq))) registerSecret(w.slice(eq + 1));
+    else if (eq < 0 && isSecretName(w) && i + 1 < words.length && !words[i + 1]!.startsWith('-')) registerSecret(words[i + 1]);
+  });
 }
 
 function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
@@ -200,6 +219,10 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
     const list = typeof x === 'string' ? [x] : c.strings(k, x);
     if (list.length === 0) c.fail(k, 'must list at least one host');
     if (new Set(list).size !== list.length) c.fail(k, 'lists a host twice');
+    list.forEach((h, i) => {
+      const problem = sshNameProblem('host', h);
+      if (problem) c.fail(typeof x === 'string' ? k : `${k}[${i}]`, problem);
+    });
     return list;
   });
   const port = get('port', (k, x) => (x === 'auto' ? 'auto' : c.int(k, x, 1, 65535))) ?? DEFAULT_PORTS[backend];
@@ -246,6 +269,7 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
   if (weight !== undefined) spec.weight = weight;
   const maxInFlight = get('maxInFlight', (k, x) => c.int(k, x, 1));
   if (maxInFlight !== undefined) spec.maxInFlight = maxInFlight;
+  registerSpecSecrets(spec);
   const tp = spec.engineArgs.tensorParallelSize;
   if (tp !== undefined && spec.gpus && spec.gpus.length % tp !== 0) {
     c.fail(raw.gpus[0], `has ${spec.gpus.length} GPUs, which tensor-parallel-size ${tp} does not divide`);

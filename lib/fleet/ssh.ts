@@ -16,14 +16,31 @@ export function commandLine(argv: readonly string[], env: Record<string, string>
   return [...vars, ...argv.map(shellQuote)].join(' ');
 }
 
-/** The remote shell line: cd, environment, then exec (so the engine is the session's process). */
+/**
+ * The remote shell line: cd, then the environment and exec (so the engine is
+ * the session's process): `cd DIR && K=V exec ARGV`, every word quoted for a
+ * POSIX login shell (sh, bash, dash, zsh) on the node.
+ */
 export function remoteLine(argv: readonly string[], env: Record<string, string>, workdir?: string): string {
-  const run = `exec ${commandLine(argv, env)}`;
+  const vars = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)} `).join('');
+  const run = `${vars}exec ${commandLine(argv)}`;
   return workdir ? `cd ${shellQuote(workdir)} && ${run}` : run;
+}
+
+/** A node or user ssh reads as itself (not as an option, not split by the remote shell), or an error message. */
+export function sshNameProblem(what: 'host' | 'user', v: string): string | null {
+  if (v.startsWith('-')) return `must not start with '-' (ssh would read it as an option), got ${JSON.stringify(v)}`;
+  const ok = what === 'host' ? /^[A-Za-z0-9_.:%[\]-]+$/ : /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
+  if (!ok.test(v)) return `must be a ${what === 'host' ? 'host name or address' : 'user name'} (letters, digits, ${what === 'host' ? "'.', '-', '_', ':'" : "'.', '-', '_'"}), got ${JSON.stringify(v)}`;
+  return null;
 }
 
 /** The local argv that runs `argv` on `node` through ssh. */
 export function sshArgv(node: string, argv: readonly string[], env: Record<string, string>, o: SshOptions = {}): string[] {
+  for (const [what, v] of [['host', node], ['user', o.user]] as const) {
+    const problem = v === undefined ? null : sshNameProblem(what, v);
+    if (problem) throw new TypeError(`ssh ${what} ${problem}`);
+  }
   const out = ['ssh', '-tt', '-o', 'BatchMode=yes'];
   if (o.port !== undefined) out.push('-p', String(o.port));
   if (o.identityFile !== undefined) out.push('-i', o.identityFile);

@@ -96,7 +96,10 @@ export interface PlannedServer {
   env: Record<string, string>;
   /** What is spawned here: argv itself, or ssh wrapping it. */
   spawnArgv: string[];
-  /** spawnArgv as one shell-quoted line, for logs and results. */
+  /**
+   * spawnArgv as one shell-quoted line, for logs and results: the spec's
+   * `env` values as *** and secrets redacted (lib/core/redact.ts).
+   */
   commandLine: string;
 }
 
@@ -125,8 +128,10 @@ export interface ServerRecord {
   port: number;
   pid: number | null;
   commandLine: string;
+  /** The command on its node, secret flag values (--api-key X) as ***. */
   argv: string[];
-  env: Record<string, string>;
+  /** Names of the environment variables set for it (values are never recorded). */
+  env: string[];
   engineArgs: EngineArgs;
   extraArgs: string[];
   /** From /version (vLLM) or /get_server_info (SGLang). */

@@ -3,7 +3,7 @@
 // timeout shorter than the interval. Scrapes right before and right after
 // the test are taken with scrapeAll(), so the run's counter increases are
 // exact whatever the interval.
-import { parseEndpointUrl } from '../sut/endpoint-url.js';
+import { endpointRequestInfo, parseEndpointUrl } from '../sut/endpoint-url.js';
 import { parsePrometheusText } from './prom-text.js';
 import { MetricsSeries } from './series.js';
 import { snapshotOf } from './server-snapshot.js';
@@ -20,6 +20,7 @@ export interface ScraperOptions {
 export class MetricsScraper {
   readonly series: MetricsSeries[];
   private readonly targets: string[];
+  private readonly headers: Record<string, string>[];
   private readonly busy: boolean[];
   private timer: NodeJS.Timeout | null = null;
   /** performance.now() when the scraper was made: points' tMs count from here. */
@@ -30,6 +31,8 @@ export class MetricsScraper {
       const { origin, prefix } = parseEndpointUrl(u);
       return `${origin}${prefix}/metrics`;
     });
+    // A URL's user:password goes as Basic authorization (in place of one in o.headers).
+    this.headers = o.urls.map((u) => endpointRequestInfo(u, o.headers ?? {}).headers);
     this.series = o.urls.map(() => new MetricsSeries(o.maxPoints ?? 1000));
     this.busy = o.urls.map(() => false);
   }
@@ -60,7 +63,7 @@ export class MetricsScraper {
     const s = this.series[i];
     try {
       const timeout = Math.max(500, Math.min(10_000, this.o.intervalMs || 10_000));
-      const res = await fetch(this.targets[i], { headers: this.o.headers, signal: AbortSignal.timeout(timeout) });
+      const res = await fetch(this.targets[i], { headers: this.headers[i], signal: AbortSignal.timeout(timeout) });
       const text = await res.text();
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       s.add(Math.round(performance.now() - this.t0), snapshotOf(parsePrometheusText(text)));

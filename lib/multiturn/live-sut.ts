@@ -21,7 +21,8 @@ import { Agent } from 'undici';
 import { native } from '../core/binding.js';
 import { completeSample, firstTokenSample } from '../core/complete.js';
 import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../core/start-test.js';
-import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
+import { registerSecret } from '../core/redact.js';
+import { EndpointError, endpointRequestInfo, parseEndpointUrl } from '../sut/endpoint-url.js';
 import type { LlmSut } from '../sut/llm-sut.js';
 import { probeEndpoint } from '../sut/probe.js';
 import { bump, percentiles } from '../sut/stats.js';
@@ -65,6 +66,7 @@ export interface LiveSut extends LlmSut {
 
 interface Endpoint {
   url: string;
+  headers: Record<string, string>;
   chatUrl: string;
   requests: number;
   completed: number;
@@ -96,16 +98,24 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
   const thinkScale = o.thinkTimeScale ?? 1;
   const timeoutMs = o.requestTimeoutMs ?? 300_000;
   const headers: Record<string, string> = { ...(o.headers ?? {}) };
-  if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
+  if (o.apiKey) {
+    registerSecret(o.apiKey);
+    headers.authorization = `Bearer ${o.apiKey}`;
+  }
   const warnings: string[] = [];
   const warn = (m: string): void => {
     warnings.push(m);
     (o.onWarning ?? ((x: string) => process.emitWarning(x, { code: 'LOADGEN_MULTITURN' })))(m);
   };
 
-  const urls = o.endpoints.map((e) => (typeof e === 'string' ? e : e.url));
+  // http://user:pw@host: Basic authorization (in place of an API key), the URL kept without it.
+  const given = o.endpoints.map((e) => (typeof e === 'string' ? e : e.url));
+  given.forEach((u) => parseEndpointUrl(u));
+  const auth = given.map((u) => endpointRequestInfo(u, headers));
+  const urls = auth.map((a) => a.url);
+  for (const a of auth) if (a.replaced) warn(`endpoint ${a.url}: its URL's user and password are sent (HTTP Basic) in place of the API key or Authorization header`);
   const probes = await Promise.all(
-    urls.map((url) => probeEndpoint(url, { backend: o.backend === 'auto' ? undefined : o.backend, api: 'chat', model: o.model, headers, testRequest: false })),
+    urls.map((url, i) => probeEndpoint(url, { backend: o.backend === 'auto' ? undefined : o.backend, api: 'chat', model: o.model, headers: auth[i]!.headers, testRequest: false })),
   );
   const healthy = probes.filter((p) => p.healthy);
   if (healthy.length === 0) throw new EndpointError(`no endpoint answered the health check: ${probes.map((p) => `${p.url}: ${p.error ?? 'unhealthy'}`).join('; ')}`);
@@ -114,9 +124,9 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
   const model = o.model ?? healthy[0]!.models[0]?.id ?? 'default';
   const capabilities: Capabilities = { tokenSource: 'none' };
   const sampling: SamplingParams = { temperature: 0, topP: 1, ...(o.sampling ?? {}) };
-  const endpoints: Endpoint[] = urls.map((url) => {
+  const endpoints: Endpoint[] = urls.map((url, i) => {
     const { origin, prefix } = parseEndpointUrl(url);
-    return { url, chatUrl: `${origin}${prefix}/v1/chat/completions`, requests: 0, completed: 0, errors: 0, outputTokens: 0, ttft: [], tpot: [], latency: [], errorKinds: {} };
+    return { url, headers: auth[i]!.headers, chatUrl: `${origin}${prefix}/v1/chat/completions`, requests: 0, completed: 0, errors: 0, outputTokens: 0, ttft: [], tpot: [], latency: [], errorKinds: {} };
   });
   const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: maxConcurrent + 8 });
 
@@ -188,7 +198,7 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
         const body = requestBody(conv, k, messages);
         ep.requests++;
         const r = await streamChat({
-          dispatcher, url: ep.chatUrl, body, headers, timeoutMs,
+          dispatcher, url: ep.chatUrl, body, headers: ep.headers, timeoutMs,
           onFirstToken: () => {
             if (firstSent) return;
             firstSent = true;

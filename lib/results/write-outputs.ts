@@ -4,6 +4,7 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { redactDeep, scrubText } from '../core/redact.js';
 import { toJsonText } from './json-text.js';
 import { buildReportHtml } from './report-html.js';
 import { buildResultSummary } from './result-summary.js';
@@ -24,8 +25,18 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
   }
 }
 
+/**
+ * The record as the files show it: every string through the redaction rule
+ * (lib/core/redact.ts: URL passwords, secret flags and variables, registered
+ * secrets such as the API key).
+ */
+export function redactRecord(record: RunRecord): RunRecord {
+  return { ...redactDeep(record), outdir: record.outdir };
+}
+
 /** Writes results.json, result_summary.json and report.html into record.outdir; returns their paths. */
-export async function writeRunOutputs(record: RunRecord): Promise<{ files: string[] }> {
+export async function writeRunOutputs(given: RunRecord): Promise<{ files: string[] }> {
+  const record = redactRecord(given);
   await mkdir(record.outdir, { recursive: true });
   const results = buildResultsJson(record);
   const outputs: Array<[string, string]> = [
@@ -36,7 +47,8 @@ export async function writeRunOutputs(record: RunRecord): Promise<{ files: strin
   const files: string[] = [];
   for (const [name, text] of outputs) {
     const path = join(record.outdir, name);
-    await writeFileAtomic(path, text);
+    // And the text itself, in case a secret reached it some other way (escaped, or from a builder).
+    await writeFileAtomic(path, scrubText(text));
     files.push(path);
   }
   return { files };

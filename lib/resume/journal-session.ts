@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 
 import { UsageError } from '../core/errors.js';
+import { redactArgv, scrubText } from '../core/redact.js';
 import type { TestMode } from '../core/settings.js';
 import type { QuerySampleLibrary, SystemUnderTest } from '../core/start-test.js';
 import type { JournalRecord } from './journal-format.js';
@@ -128,8 +129,8 @@ export class JournalSession {
       return;
     }
     mkdirSync(this.dir, { recursive: true });
-    const header: JournalHeader = { schema: JOURNAL_SCHEMA, version: 1, configHash: this.hash, config, createdAt: new Date().toISOString(), command };
-    writeFileSync(headerPath, JSON.stringify(header, null, 2) + '\n');
+    const header: JournalHeader = { schema: JOURNAL_SCHEMA, version: 1, configHash: this.hash, config, createdAt: new Date().toISOString(), command: command ? redactArgv(command) : null };
+    writeFileSync(headerPath, scrubText(JSON.stringify(header, null, 2)) + '\n');
   }
 
   get restorable(): number {

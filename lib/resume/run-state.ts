@@ -7,6 +7,8 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { redactText, scrubText } from '../core/redact.js';
+
 export const RUN_STATE_FILE = 'run-state.json';
 export const RUN_STATE_SCHEMA = '@x/loadgen/run-state';
 
@@ -31,7 +33,8 @@ export interface RunState {
 export function writeRunState(dir: string, s: RunState): void {
   const path = join(dir, RUN_STATE_FILE);
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(s, null, 2) + '\n');
+  // The note can quote an error: through the redaction rule.
+  writeFileSync(tmp, scrubText(JSON.stringify({ ...s, note: s.note === null ? null : redactText(s.note) }, null, 2)) + '\n');
   renameSync(tmp, path);
 }
 

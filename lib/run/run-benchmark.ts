@@ -14,7 +14,8 @@ import { builtinBenchmarks, loadSettings } from '../core/load-settings.js';
 import { toJsonText } from '../results/json-text.js';
 import { buildResultsJson } from '../results/results-json.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from '../results/run-record.js';
-import { writeRunOutputs } from '../results/write-outputs.js';
+import { redactRecord, writeRunOutputs } from '../results/write-outputs.js';
+import { redactArgv, redactText, registerSecret, scrubText } from '../core/redact.js';
 import { defaultTestSettings, toEngineSettings, type TestMode, type TestScenario, type TestSettings } from '../core/settings.js';
 import { startSimulator } from '../sim/server.js';
 import type { Simulator, SimulatorOptions } from '../sim/types.js';
@@ -143,7 +144,7 @@ export const GENERIC_LLM_BOUNDS: Readonly<Partial<TestSettings>> = Object.freeze
 const SEED_FIELDS = ['qslRngSeed', 'sampleIndexRngSeed', 'scheduleRngSeed', 'accuracyLogRngSeed', 'test05QslRngSeed', 'test05SampleIndexRngSeed', 'test05ScheduleRngSeed'] as const;
 
 function stderrLog(message: string): void {
-  process.stderr.write(`${message}\n`);
+  process.stderr.write(`${redactText(message)}\n`);
 }
 
 /** The fields whose values differ between two settings objects. */
@@ -330,7 +331,7 @@ export function estimateRemainingMs(s: TestSettings, datasetSize: number, p: { e
 
 /** results.json as text when the files were not written (it is what writeRunOutputs writes). */
 export function recordToJson(record: RunRecord): string {
-  return toJsonText(buildResultsJson(record));
+  return scrubText(toJsonText(buildResultsJson(redactRecord(record))));
 }
 
 /** Writes results.json, result_summary.json and report.html into record.outdir; returns their paths. */
@@ -445,7 +446,10 @@ class ProgressSampler {
 /** Runs one benchmark end to end and returns its record (aborted runs too: see record.result.aborted). */
 export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRecord> {
   if (!options || typeof options !== 'object') throw new UsageError('runBenchmark: options must be an object');
-  const log = options.log ?? stderrLog;
+  const given = options.log ?? stderrLog;
+  // Every message through the redaction rule (lib/core/redact.ts), whoever prints it.
+  const log = (m: string): void => given(redactText(m));
+  registerSecret(options.apiKey);
   const stage = options.onStage ?? (() => undefined);
   if (!['SingleStream', 'MultiStream', 'Server', 'Offline'].includes(options.scenario)) {
     throw new UsageError(`scenario must be SingleStream, MultiStream, Server or Offline, got ${String(options.scenario)}`);
@@ -522,7 +526,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     const endpointInfo: RunEndpointInfo[] = probes.map((p) => ({ url: p.url, backend: llm!.backend, api: llm!.api, model: llm!.model, serverVersion: p.version }));
     log(`sut: ${llm.backend} ${llm.api} API, model '${llm.model}', ${probes.length} endpoint${probes.length > 1 ? 's' : ''} (${probes.filter((p) => p.healthy).length} healthy), token ids from ${llm.capabilities.tokenSource}`);
 
-    const engineSide = await extras.begin(llm, endpoints.map((e) => (typeof e === 'string' ? e : e.url)), benchmarkPreset, options.sampling, options.command ?? null);
+    const engineSide = await extras.begin(llm, endpoints.map((e) => (typeof e === 'string' ? e : e.url)), benchmarkPreset, options.sampling, options.command ? redactArgv(options.command) : null);
     const sampler = new ProgressSampler(llm, settings, dataset.size, options.onProgress, log, extras.counters ? new Int32Array(extras.counters) : null);
     const startedAt = new Date().toISOString();
     stage('test');
@@ -560,7 +564,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       tool: { name: '@x/loadgen', version: packageVersion(), engineVersion: native.engineVersion },
       startedAt,
       endedAt,
-      command: options.command ?? null,
+      command: options.command ? redactArgv(options.command) : null,
       benchmark: options.benchmark ?? null,
       settings: { ...settings } as unknown as Record<string, unknown>,
       dataset: { name: dataset.name, path: datasetPath, size: dataset.size, preset },

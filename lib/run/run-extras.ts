@@ -20,6 +20,7 @@ import { writeRunState, type RunState, type RunStateName } from '../resume/run-s
 import type { RunRecord } from '../results/run-record.js';
 import type { TestSettings } from '../core/settings.js';
 import { abortTest, type QuerySampleLibrary, type SystemUnderTest } from '../core/start-test.js';
+import { splitEndpointCredentials } from '../sut/endpoint-url.js';
 import type { LlmSut } from '../sut/llm-sut.js';
 import type { SamplingParams } from '../sut/types.js';
 
@@ -32,6 +33,8 @@ export interface RunExtrasOptions {
   budget?: BudgetLimits;
   /** Scrape each endpoint's /metrics every this many ms (0 = never; default 5000). */
   metricsIntervalMs?: number;
+  /** Sent to /metrics as `Authorization: Bearer <apiKey>` too (an endpoint URL's user:password goes as Basic instead). */
+  apiKey?: string;
 }
 
 export const DEFAULT_METRICS_INTERVAL_MS = 5000;
@@ -52,6 +55,7 @@ export class RunExtras {
   private testStartMs = 0;
 
   private constructor(
+    private readonly o: RunExtrasOptions,
     private readonly settings: TestSettings,
     private readonly outdir: string,
     private readonly dataset: Dataset,
@@ -70,7 +74,7 @@ export class RunExtras {
     if (!(typeof interval === 'number' && Number.isFinite(interval) && interval >= 0)) throw new UsageError(`--metrics-interval must be a number of seconds >= 0, got ${String(interval)}`);
     const accuracySamples = settings.accuracySampleCountOverride > 0 ? Math.min(settings.accuracySampleCountOverride, dataset.size) : dataset.size;
     const journal = JournalSession.prepare({ outdir, resume: o.resume === true, mode: settings.mode, accuracySamples });
-    return new RunExtras(settings, outdir, dataset, prices, limits, interval, journal, log);
+    return new RunExtras(o, settings, outdir, dataset, prices, limits, interval, journal, log);
   }
 
   get journalTarget(): JournalTarget | null {
@@ -79,7 +83,8 @@ export class RunExtras {
 
   /** With the SUT up: checks/starts the journal, takes the metrics baseline; returns what the engine gets. */
   async begin(llm: LlmSut, urls: string[], benchmark: string | undefined, sampling: SamplingParams | undefined, command: string[] | null): Promise<{ sut: SystemUnderTest; qsl: QuerySampleLibrary }> {
-    this.urls = urls;
+    // Records name endpoints without credentials; the scraper takes them from the URLs.
+    this.urls = urls.map((u) => splitEndpointCredentials(u).url);
     let target: { sut: SystemUnderTest; qsl: QuerySampleLibrary } = llm;
     if (this.journal) {
       this.journal.begin(
@@ -100,7 +105,7 @@ export class RunExtras {
       else this.log(`journal: completed samples are kept in ${this.journal.dir} (resume an interrupted run with --resume ${this.outdir})`);
     }
     if (this.intervalMs > 0 && urls.length > 0) {
-      this.scraper = new MetricsScraper({ urls, intervalMs: this.intervalMs });
+      this.scraper = new MetricsScraper({ urls, intervalMs: this.intervalMs, headers: this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : undefined });
       await this.scraper.scrapeAll();
       this.scraper.start();
     }

@@ -27,6 +27,7 @@ export interface ResolvedOptions {
   faults: SimFaultRule[];
   record: boolean;
   maxRecords: number;
+  requireAuthorization: string | null;
 }
 
 export const DEFAULT_VERSIONS: Record<SimFlavor, string> = { vllm: '0.11.0', sglang: '0.5.4' };
@@ -75,7 +76,7 @@ const KNOWN = new Set([
   'flavor', 'host', 'port', 'model', 'maxModelLen', 'version', 'maxRunningSeqs', 'prefillNsPerToken',
   'decodeStepNs', 'decodeStepNsPerSeq', 'precisePacing', 'outputLength', 'eosAfter', 'eosTokenId', 'tokensPerChunk',
   'returnTokenIds', 'logprobsTokenIds', 'sglangOutputIds', 'faults', 'record', 'maxRecords',
-  'prefixCache', 'prefixCacheBlockTokens',
+  'prefixCache', 'prefixCacheBlockTokens', 'requireAuthorization',
 ]);
 
 export function resolveOptions(options: SimulatorOptions | undefined): ResolvedOptions {
@@ -135,5 +136,6 @@ export function resolveOptions(options: SimulatorOptions | undefined): ResolvedO
     faults,
     record: bool(o, 'record', true),
     maxRecords: int(o, 'maxRecords', 1_000_000, 1),
+    requireAuthorization: o.requireAuthorization === undefined ? null : str(o, 'requireAuthorization', ''),
   };
 }

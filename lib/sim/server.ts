@@ -27,6 +27,7 @@ interface State {
   /** null when the prefix cache is off. */
   prefixCache: PrefixCache | null;
   totalRequests: number;
+  unauthorized: number;
   closing: boolean;
   startedS: number;
 }
@@ -47,6 +48,7 @@ function stats(st: State): SimStats {
     waiting: st.engine.waitingLength,
     totalRequests: st.totalRequests,
     totalTokens: st.engine.totalTokens,
+    unauthorized: st.unauthorized,
   };
 }
 
@@ -257,6 +259,11 @@ async function handle(st: State, routes: Map<string, Route>, req: IncomingMessag
   const route = routes.get(path);
   const family: RouteFamily = route?.family ?? 'other';
 
+  if (st.opts.requireAuthorization !== null && header(req, 'authorization') !== st.opts.requireAuthorization) {
+    st.unauthorized++;
+    sendError(st, reply, family, new SimHttpError(401, 'Unauthorized'));
+    return;
+  }
   if (fault?.kind === 'status') {
     const status = fault.status ?? 500;
     const headers: Record<string, string | number> = {};
@@ -350,6 +357,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     // 1M blocks: far more than a test or a short run fills.
     prefixCache: opts.prefixCache ? new PrefixCache(opts.prefixCacheBlockTokens, 1_000_000) : null,
     totalRequests: 0,
+    unauthorized: 0,
     closing: false,
     startedS: Math.floor(Date.now() / 1000),
   };

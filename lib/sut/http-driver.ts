@@ -33,6 +33,8 @@ export interface DriverEndpoint {
    * count creeps up with connects paid on the hot path.
    */
   maxConnections: number;
+  /** Headers for this endpoint only, in place of DriverConfig.headers (its URL's Basic authorization). */
+  headers?: Record<string, string>;
 }
 
 export interface DriverConfig {
@@ -278,7 +280,8 @@ export class HttpDriver {
   private testNumber = -1; // of the newest sample seen (the engine's id base: id / 2^32)
   private closed = false;
   private idleWaiters: (() => void)[] = [];
-  readonly headerList: string[];
+  /** Per endpoint: content-type and the configured headers, flat (undici's form). */
+  readonly headerLists: string[][];
   issued = 0;
   completed = 0;
   failed = 0;
@@ -316,8 +319,11 @@ export class HttpDriver {
     this.epStats = cfg.endpoints.map(() => new EndpointStats());
     this.timings = cfg.recordTimings ? new Column(64 * TF) : null;
     this.timingErrors = cfg.recordTimings ? [] : null;
-    this.headerList = ['content-type', 'application/json'];
-    for (const [k, v] of Object.entries(cfg.headers)) this.headerList.push(k, v);
+    this.headerLists = cfg.endpoints.map((e) => {
+      const list = ['content-type', 'application/json'];
+      for (const [k, v] of Object.entries(e.headers ?? cfg.headers)) list.push(k, v);
+      return list;
+    });
     // Often enough for the first-byte and idle-read timeouts to fire within a quarter of them late.
     this.sweep = setInterval(() => this.checkDeadlines(), Math.max(10, Math.min(200, Math.min(cfg.firstByteMs, cfg.idleMs) / 4)));
     this.sweep.unref();
@@ -538,7 +544,7 @@ export class HttpDriver {
     const body = x.batchIds ? this.batchBody(x) : this.bodies!.body(x.index);
     x.prepareAttempt();
     const ep = this.cfg.endpoints[k];
-    const headers = this.headerList.slice();
+    const headers = this.headerLists[k].slice();
     headers.push('x-request-id', requestIdString(x.id));
     const handler = new Attempt(x, ++x.generation);
     try {

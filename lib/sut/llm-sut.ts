@@ -14,7 +14,8 @@ import { samplingPreset } from '../dataset/presets.js';
 import type { Dataset } from '../dataset/types.js';
 import { WORKER_QUEUES, type QuerySample, type QuerySampleLibrary, type SystemUnderTest } from '../core/start-test.js';
 import { BodyStore } from './body-store.js';
-import { EndpointError, parseEndpointUrl } from './endpoint-url.js';
+import { EndpointError, endpointRequestInfo, parseEndpointUrl } from './endpoint-url.js';
+import { registerSecret } from '../core/redact.js';
 import { Feeder } from './feeder.js';
 import { HttpDriver, type DriverConfig, type DriverSnapshot } from './http-driver.js';
 import { probeEndpoint, type ProbeResult } from './probe.js';
@@ -146,20 +147,26 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   }
   if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) throw new EndpointError('createLlmSut: give at least one endpoint URL');
   const maxInFlight = positiveInt('maxInFlightPerEndpoint', options.maxInFlightPerEndpoint ?? 4096);
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.apiKey) {
+    registerSecret(options.apiKey);
+    headers.authorization = `Bearer ${options.apiKey}`;
+  }
+  const warn = options.onWarning ?? ((m: string) => process.emitWarning(m, { code: 'LOADGEN_ADAPTER' }));
   const endpoints = options.endpoints.map((e) => {
     const c: EndpointConfig = typeof e === 'string' ? { url: e } : e;
     const { origin, prefix } = parseEndpointUrl(c.url);
+    // http://user:pw@host: sent as Basic authorization (in place of an API key), never shown.
+    const { url, headers: own, replaced } = endpointRequestInfo(c.url, headers);
+    if (replaced) warn(`endpoint ${url}: its URL's user and password are sent (HTTP Basic) in place of the API key or Authorization header`);
     const weight = c.weight ?? 1;
-    if (!(weight > 0)) throw new RangeError(`endpoint ${c.url}: weight must be > 0, got ${String(weight)}`);
-    return { url: c.url, origin, prefix, weight, maxInFlight: positiveInt(`endpoint ${c.url}: maxInFlight`, c.maxInFlight ?? maxInFlight) };
+    if (!(weight > 0)) throw new RangeError(`endpoint ${url}: weight must be > 0, got ${String(weight)}`);
+    return { url, origin, prefix, weight, headers: own, maxInFlight: positiveInt(`endpoint ${url}: maxInFlight`, c.maxInFlight ?? maxInFlight) };
   });
   const workers = options.workers ?? defaultWorkers(availableParallelism());
   positiveInt('workers', workers, 0);
   const batchSize = positiveInt('batchSize', options.batchSize ?? 1);
   const busyPoll = busyPollOption(options.busyPoll);
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  const warn = options.onWarning ?? ((m: string) => process.emitWarning(m, { code: 'LOADGEN_ADAPTER' }));
   // Options are checked before any endpoint is contacted.
   const t = options.timeouts ?? {};
   const r = options.retry ?? {};
@@ -196,7 +203,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
         backend: requested === 'auto' ? undefined : requested,
         api: options.api,
         model: options.model,
-        headers,
+        headers: e.headers,
         timeoutMs: Math.min(30_000, limits.firstByteMs),
         testRequest: needTest && i === 0,
       }),
@@ -209,7 +216,8 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   // Capabilities come from the first endpoint's test request; probe another if it failed.
   let lead = probes[0].healthy ? probes[0] : healthy[0];
   if (needTest && !lead.capabilities) {
-    lead = await probeEndpoint(lead.url, { backend: requested === 'auto' ? undefined : requested, api: options.api, model: options.model, headers });
+    const k = probes.indexOf(lead);
+    lead = await probeEndpoint(lead.url, { backend: requested === 'auto' ? undefined : requested, api: options.api, model: options.model, headers: endpoints[k]!.headers });
     if (!lead.healthy || !lead.capabilities) throw new EndpointError(`the test request to ${lead.url} failed: ${lead.error ?? 'unknown error'}`);
   }
   const backend: Backend = requested === 'auto' ? (lead.backend ?? 'openai') : requested;
@@ -234,7 +242,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   const sampling: SamplingParams = { ...DEFAULTS, ...(backend !== 'openai' ? { topK: -1 } : {}), ...preset, ...(options.sampling ?? {}) };
   const bodyCtx: BodyContext = { backend, api, model, capabilities, sampling, stream: batchSize === 1 && options.stream !== false };
   const config: DriverConfig = {
-    endpoints: endpoints.map((e) => ({ origin: e.origin, prefix: e.prefix, maxConnections: e.maxInFlight })),
+    endpoints: endpoints.map((e) => ({ origin: e.origin, prefix: e.prefix, maxConnections: e.maxInFlight, headers: e.headers })),
     api,
     path: apiPath(api),
     tokenSource: capabilities.tokenSource,

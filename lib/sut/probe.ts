@@ -4,7 +4,7 @@
 // one tiny request shows what the server actually sends.
 import { request } from 'undici';
 
-import { parseEndpointUrl } from './endpoint-url.js';
+import { endpointRequestInfo, parseEndpointUrl } from './endpoint-url.js';
 import { SseReader, type SseSink } from './sse.js';
 import type { Backend, Capabilities, TokenSource, WireApiName } from './types.js';
 import { apiPath } from './wire/request-body.js';
@@ -62,9 +62,10 @@ function json(text: string): unknown {
 }
 
 /** Health and, when healthy, backend, version, models and capabilities of one endpoint. */
-export async function probeEndpoint(url: string, options: ProbeOptions = {}): Promise<ProbeResult> {
-  const { origin, prefix } = parseEndpointUrl(url);
-  const headers = options.headers ?? {};
+export async function probeEndpoint(given: string, options: ProbeOptions = {}): Promise<ProbeResult> {
+  const { origin, prefix } = parseEndpointUrl(given);
+  // http://user:pw@host: Basic authorization (in place of one in options.headers), the URL shown without it.
+  const { url, headers } = endpointRequestInfo(given, options.headers ?? {});
   const timeoutMs = options.timeoutMs ?? 10_000;
   const out: ProbeResult = { url, healthy: false, error: null, backend: null, version: null, models: [], capabilities: null, ttftMs: null, tokensPerSecond: null };
   const base = origin + prefix;

@@ -52,7 +52,7 @@ describe('planning', () => {
       ['r-gpu1-0', 'http://gpu1:8000'], ['r-gpu1-1', 'http://gpu1:8001'], ['r-gpu2-0', 'http://gpu2:8000'], ['r-gpu2-1', 'http://gpu2:8001'],
     ]);
     expect(planned[3].spawnArgv.slice(0, 6)).toEqual(['ssh', '-tt', '-o', 'BatchMode=yes', 'ml@gpu2', '--']);
-    expect(planned[3].commandLine).toBe("ssh -tt -o BatchMode=yes ml@gpu2 -- 'exec CUDA_VISIBLE_DEVICES=1 PYTHONUNBUFFERED=1 vllm serve m --host 0.0.0.0 --port 8001'");
+    expect(planned[3].commandLine).toBe("ssh -tt -o BatchMode=yes ml@gpu2 -- 'CUDA_VISIBLE_DEVICES=1 PYTHONUNBUFFERED=1 exec vllm serve m --host 0.0.0.0 --port 8001'");
   });
 
   test('port auto: distinct free local ports', async () => {

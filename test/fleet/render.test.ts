@@ -90,12 +90,12 @@ describe('ssh', () => {
     expect(commandLine(['vllm', 'serve', 'a b'], { CUDA_VISIBLE_DEVICES: '0,1' })).toBe("CUDA_VISIBLE_DEVICES=0,1 vllm serve 'a b'");
   });
 
-  test('the ssh command line: tty for SIGHUP on disconnect, batch mode, remote cd/env/exec', () => {
+  test('the ssh command line: tty for SIGHUP on disconnect, batch mode, remote cd, env, exec', () => {
     const argv = sshArgv('gpu1', ['vllm', 'serve', 'm', '--port', '8000'], { CUDA_VISIBLE_DEVICES: '0' }, { user: 'me', port: 2222, identityFile: '/k', options: ['StrictHostKeyChecking=no'], workdir: '/srv/run' });
     expect(argv).toEqual([
       'ssh', '-tt', '-o', 'BatchMode=yes', '-p', '2222', '-i', '/k', '-o', 'StrictHostKeyChecking=no', 'me@gpu1', '--',
-      'cd /srv/run && exec CUDA_VISIBLE_DEVICES=0 vllm serve m --port 8000',
+      'cd /srv/run && CUDA_VISIBLE_DEVICES=0 exec vllm serve m --port 8000',
     ]);
-    expect(commandLine(argv)).toBe("ssh -tt -o BatchMode=yes -p 2222 -i /k -o StrictHostKeyChecking=no me@gpu1 -- 'cd /srv/run && exec CUDA_VISIBLE_DEVICES=0 vllm serve m --port 8000'");
+    expect(commandLine(argv)).toBe("ssh -tt -o BatchMode=yes -p 2222 -i /k -o StrictHostKeyChecking=no me@gpu1 -- 'cd /srv/run && CUDA_VISIBLE_DEVICES=0 exec vllm serve m --port 8000'");
   });
 });

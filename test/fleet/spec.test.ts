@@ -69,7 +69,7 @@ describe('through the config file and the CLI', () => {
     const file = writeConfig(dir, 'servers:\n  - { name: big, backend: vllm, model: org/m, gpus: 4, port: 8000, nodes: [gpu1], ssh: { user: ml }, engine-args: { tensor-parallel-size: 4, kv-cache-dtype: fp8 } }\n', 'dry.yaml');
     const r = await runCli(['serve', '--config', file, '--dry-run']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe("# big -> http://gpu1:8000\nssh -tt -o BatchMode=yes ml@gpu1 -- 'exec CUDA_VISIBLE_DEVICES=0,1,2,3 PYTHONUNBUFFERED=1 vllm serve org/m --host 0.0.0.0 --port 8000 --tensor-parallel-size 4 --kv-cache-dtype fp8'\n");
+    expect(r.stdout).toBe("# big -> http://gpu1:8000\nssh -tt -o BatchMode=yes ml@gpu1 -- 'CUDA_VISIBLE_DEVICES=0,1,2,3 PYTHONUNBUFFERED=1 exec vllm serve org/m --host 0.0.0.0 --port 8000 --tensor-parallel-size 4 --kv-cache-dtype fp8'\n");
   });
 
   test('loadgen serve without servers: exit 2', async () => {

@@ -242,7 +242,7 @@ describe('fault validation and control routes', () => {
     expect(recs.map((r: any) => r.status)).toEqual([503, 200, 200]);
     expect(recs[0].fault).toBe('status');
     const stats = JSON.parse((await httpCall(s.url, '/_sim/stats')).body);
-    expect(stats).toEqual({ running: 0, waiting: 0, totalRequests: 3, totalTokens: 2 });
+    expect(stats).toEqual({ running: 0, waiting: 0, totalRequests: 3, totalTokens: 2, unauthorized: 0 });
     expect((await httpCall(s.url, '/_sim/records', { method: 'DELETE' })).status).toBe(200);
     expect(JSON.parse((await httpCall(s.url, '/_sim/records')).body)).toEqual([]);
     expect((await httpCall(s.url, '/_sim/nope')).status).toBe(404);

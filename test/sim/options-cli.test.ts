@@ -48,7 +48,7 @@ describe('option validation', () => {
       expect(sim.flavor).toBe('vllm');
       const models = JSON.parse((await httpCall(sim.url, '/v1/models')).body);
       expect(models.data[0]).toMatchObject({ id: 'sim-model', max_model_len: 8192 });
-      expect(sim.stats()).toEqual({ running: 0, waiting: 0, totalRequests: 1, totalTokens: 0 });
+      expect(sim.stats()).toEqual({ running: 0, waiting: 0, totalRequests: 1, totalTokens: 0, unauthorized: 0 });
     } finally {
       await sim.close();
     }
