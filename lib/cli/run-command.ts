@@ -21,6 +21,7 @@ import { ExitCode } from './exit-codes.js';
 import { createProgressPrinter } from './progress.js';
 import { parseSetOptions, parseSettingsMap } from './set-option.js';
 import { applyExtrasFlags } from './run-extras-flags.js';
+import { applyRequestFlags } from './request-flags.js';
 
 export const DEFAULT_OUTPUT_DIR = 'loadgen-out';
 
@@ -198,6 +199,7 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
     options.simulator = f.simulator as SimulatorOptions;
   }
   applyExtrasFlags(f, options);
+  applyRequestFlags(f, options);
   return { options, json: f.json === true, quiet: f.quiet === true };
 }
 
@@ -416,6 +418,10 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--workers <n>', 'adapter worker threads (0 = main thread; default CPU count - 1, 1..8, and 2 on 2 CPUs)', integer)
     .option('--busy-poll [idle-ms]', 'adapter threads poll their sockets instead of sleeping while requests are in flight and idle-ms after (default 1000): a busy core each, no wake-up latency at low rates')
     .option('--cpu-idle-latency-us <us>', 'Linux: keep CPUs out of idle states slower to leave than this during the test (PM QoS, /dev/cpu_dma_latency; 0 = poll; needs root)', integer)
+    .option('--timeout-first-byte <duration>', 'longest wait from a request to its response headers, in ms or e.g. 30s, 5m (default 5m)')
+    .option('--timeout-idle <duration>', 'longest gap between two reads of a response (default 2m)')
+    .option('--timeout-total <duration>', 'longest time for a whole sample, retries included (default 1h)')
+    .option('--retries <n>', 'retries of a failed request before its first token (default 3; 0 = none)')
     .option('--output-dir <dir>', `where the logs and results go (default ${DEFAULT_OUTPUT_DIR})`)
     .option('--set <key=value>', 'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable', collect)
     .option('--json', 'print the result JSON (results.json) only on stdout')
