@@ -289,14 +289,16 @@ function checkEndpoints(endpoints: readonly (string | EndpointConfig)[]): void {
  * Accuracy passes and aborted tests end without a results block, so the
  * summary's counts are 0: take the samples the engine completed (its
  * progress holds the finished test's totals until the next test starts) and
- * the output tokens the adapter counted.
+ * the output tokens the adapter counted (plus those of samples restored from
+ * the journal).
  */
-export function countUnsummarized(result: TestResult, report: SutReport | null): void {
+export function countUnsummarized(result: TestResult, report: SutReport | null, restoredTokens = 0): void {
   if (result.metric !== null) return;
   const p = native.progress();
   const samples = p.completedSamples;
   const spq = result.scenario === 'MultiStream' ? Math.max(1, result.effective.samplesPerQuery) : 1;
-  const tokens = report ? report.endpoints.reduce((a, e) => a + e.outputTokens, 0) : 0;
+  // With --resume, the samples completed from the journal count too.
+  const tokens = (report ? report.endpoints.reduce((a, e) => a + e.outputTokens, 0) : 0) + restoredTokens;
   // Offline issues everything as one query.
   const queries = result.scenario === 'Offline' ? (p.issuedSamples > 0 ? 1 : 0) : Math.floor(samples / spq);
   result.counts = { ...result.counts, samples, queries, tokens: Math.max(result.counts.tokens, tokens) };
@@ -585,7 +587,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       log(`warning: the adapter report could not be read: ${(err as Error).message}`);
     }
     fillTimeline(sampler.timeline, sampler.startNs, report?.timings);
-    countUnsummarized(result, report);
+    countUnsummarized(result, report, extras.journal?.restoredTokens ?? 0);
 
     const record: RunRecord = {
       tool: { name: '@x/loadgen', version: packageVersion(), engineVersion: native.engineVersion },
