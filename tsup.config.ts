@@ -10,7 +10,7 @@ const common = {
   target: 'node20',
   sourcemap: true,
   splitting: false,
-  // import.meta.url in CJS output and __dirname in ESM output (lib/binding.ts).
+  // import.meta.url in CJS output and __dirname in ESM output (lib/core/binding.ts).
   shims: true,
   clean: false,
   outDir: 'dist',

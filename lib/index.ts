@@ -1,16 +1,16 @@
 // @x/loadgen: the MLPerf Inference LoadGen for TypeScript.
-export { startTest, abortTest, createNativeNullSut, TestAbortedError } from './start-test.js';
-export { holdCpuIdleLatency, CPU_DMA_LATENCY } from './cpu-idle-latency.js';
-export type { CpuIdleLatencyHold } from './cpu-idle-latency.js';
-export type { QuerySample, SystemUnderTest, QuerySampleLibrary, StartTestOptions, NativeNullSut } from './start-test.js';
+export { startTest, abortTest, createNativeNullSut, TestAbortedError } from './core/start-test.js';
+export { holdCpuIdleLatency, CPU_DMA_LATENCY } from './core/cpu-idle-latency.js';
+export type { CpuIdleLatencyHold } from './core/cpu-idle-latency.js';
+export type { QuerySample, SystemUnderTest, QuerySampleLibrary, StartTestOptions, NativeNullSut } from './core/start-test.js';
 export {
   querySamplesComplete,
   firstTokenComplete,
   completeSample,
   firstTokenSample,
   querySamplesCompleteIds,
-} from './complete.js';
-export type { QuerySampleResponse } from './complete.js';
+} from './core/complete.js';
+export type { QuerySampleResponse } from './core/complete.js';
 export {
   TestScenario,
   TestMode,
@@ -19,14 +19,14 @@ export {
   defaultTestSettings,
   defaultLogSettings,
   settingName,
-} from './settings.js';
-export type { TestSettings, LogSettings, Seed } from './settings.js';
-export { loadSettings, builtinBenchmarks, ConfigError } from './load-settings.js';
-export type { LoadSettingsOptions } from './load-settings.js';
-export type { TestResult, LatencyStats } from './result.js';
-export { native as nativeBinding, bindingPath } from './binding.js';
+} from './core/settings.js';
+export type { TestSettings, LogSettings, Seed } from './core/settings.js';
+export { loadSettings, builtinBenchmarks, ConfigError } from './core/load-settings.js';
+export type { LoadSettingsOptions } from './core/load-settings.js';
+export type { TestResult, LatencyStats } from './core/result.js';
+export { native as nativeBinding, bindingPath } from './core/binding.js';
 
-import { native } from './binding.js';
+import { native } from './core/binding.js';
 /** Progress of the running test (samples issued and completed so far). */
 export function testProgress(): { running: boolean; issuedSamples: number; completedSamples: number; elapsedNs: number } {
   return native.progress();
@@ -75,9 +75,9 @@ export { sentTokenize, sentencesPerLine, punktParameters, loadPunktParameters, e
 export type { PunktParameters } from './accuracy/sentence-split.js';
 export { ACCURACY_TARGETS, accuracyTarget } from './accuracy/targets.js';
 export type { BenchmarkAccuracy, MetricTarget, AccuracyMetric } from './accuracy/targets.js';
-export { registerAccuracyCommand, runAccuracyCommand } from './accuracy/cli.js';
+export { registerAccuracyCommand, runAccuracyCommand } from './cli/accuracy-command.js';
 export { Fleet } from './fleet/fleet.js';
-export { runWithFleet } from './fleet/run-fleet.js';
+export { runWithFleet } from './run/run-fleet.js';
 export { parseServersSection, ENGINE_ARG_KINDS } from './fleet/spec.js';
 export { planServers, gpuGroups } from './fleet/plan.js';
 export { renderCommand, renderEnv, flagsFor } from './fleet/render.js';

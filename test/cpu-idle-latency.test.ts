@@ -3,10 +3,10 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, test } from 'vitest';
 
-import { native } from '../lib/binding.js';
-import { CPU_DMA_LATENCY, holdCpuIdleLatency } from '../lib/cpu-idle-latency.js';
-import { SettingsError } from '../lib/settings.js';
-import { startTest } from '../lib/start-test.js';
+import { native } from '../lib/core/binding.js';
+import { CPU_DMA_LATENCY, holdCpuIdleLatency } from '../lib/core/cpu-idle-latency.js';
+import { SettingsError } from '../lib/core/settings.js';
+import { startTest } from '../lib/core/start-test.js';
 import { cleanupTempDirs, inlineSut, makeTempDir, nullQsl } from './helpers.js';
 
 afterAll(cleanupTempDirs);

@@ -15,7 +15,7 @@ import {
   startTest,
   type TestSettings,
 } from '../lib/index.js';
-import { fromEngineSettings, toEngineSettings } from '../lib/settings.js';
+import { fromEngineSettings, toEngineSettings } from '../lib/core/settings.js';
 import {
   cleanupTempDirs,
   detailValue,

@@ -1,12 +1,12 @@
 // SMOKE TEST OF THE BUILD: checks only that the native addon compiled and
-// loads through lib/binding.ts, and that the CLI entry point parses. The
+// loads through lib/core/binding.ts, and that the CLI entry point parses. The
 // library's behaviour is tested elsewhere.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
 import { describe, expect, it } from 'vitest';
 
-import { bindingPath, native, packageRoot } from '../lib/binding.js';
+import { bindingPath, native, packageRoot } from '../lib/core/binding.js';
 import { createProgram, NOT_IMPLEMENTED_EXIT_CODE } from '../lib/cli/main.js';
 
 describe('build smoke test', () => {

@@ -1,6 +1,6 @@
 // CLI errors: each carries its exit code, and reportError prints one clear
 // line for it (never a stack trace unless LOADGEN_DEBUG is set).
-import { SettingsError } from '../settings.js';
+import { SettingsError } from '../core/settings.js';
 import { DatasetError } from '../dataset/types.js';
 import { EndpointError } from '../sut/endpoint-url.js';
 import { ExitCode } from './exit-codes.js';

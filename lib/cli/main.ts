@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 
 import { Command, CommanderError } from 'commander';
 
-import { registerAccuracyCommand } from '../accuracy/cli.js';
-import { registerServeCommand } from '../fleet/serve-command.js';
-import { registerReportCommand } from '../report/report-command.js';
-import { registerSimCommand } from '../sim/cli.js';
+import { registerAccuracyCommand } from './accuracy-command.js';
+import { registerServeCommand } from './serve-command.js';
+import { registerReportCommand } from './report-command.js';
+import { registerSimCommand } from './sim-command.js';
 import { ExitCode } from './exit-codes.js';
 import { registerProbeCommand } from './probe-command.js';
 import { registerRunCommand } from './run-command.js';

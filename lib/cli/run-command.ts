@@ -12,7 +12,7 @@ import type { RunRecord } from '../results/run-record.js';
 import { latencyFigures, runStatusOf } from '../results/run-status.js';
 // Types only: the pipeline (and with it the native addon) is loaded when a run starts.
 import type { DatasetSpec, RunBenchmarkOptions, RunStage } from '../run/run-benchmark.js';
-import type { TestMode, TestScenario } from '../settings.js';
+import type { TestMode, TestScenario } from '../core/settings.js';
 import type { SimulatorOptions } from '../sim/types.js';
 import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
 import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
@@ -327,7 +327,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     if (stage === 'test') {
       progress.done();
       stderr.write('terminated: ending the test and writing the logs\n');
-      void import('../start-test.js').then((m) => m.abortTest('SIGTERM'));
+      void import('../core/start-test.js').then((m) => m.abortTest('SIGTERM'));
       return;
     }
     if (stage === 'finishing') return;
@@ -350,7 +350,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
       onProgress: quiet ? undefined : (p) => progress.update(p),
     };
     // A servers: section: they are started first and stopped afterwards (lib/fleet).
-    const record = flags.servers ? await (await import('../fleet/run-fleet.js')).runWithFleet(flags.servers, runOptions) : await runBenchmark(runOptions);
+    const record = flags.servers ? await (await import('../run/run-fleet.js')).runWithFleet(flags.servers, runOptions) : await runBenchmark(runOptions);
     progress.done();
     const files = await writeRunFiles(record);
     const interrupted = presses > 0;

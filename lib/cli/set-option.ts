@@ -4,7 +4,7 @@
 // (min_duration=5000: ms; target_latency: ms; *_percentile and
 // accuracy_log_probability: percent). All three spellings end up as one
 // camelCase field with the API's units, so they are interchangeable.
-import { defaultTestSettings, settingName, type TestScenario, type TestSettings } from '../settings.js';
+import { defaultTestSettings, settingName, type TestScenario, type TestSettings } from '../core/settings.js';
 import { UsageError } from './errors.js';
 
 type Field = keyof TestSettings;

@@ -1,6 +1,6 @@
 // A dataset as LoadGen's query sample library.
 
-import type { QuerySampleLibrary } from '../start-test.js';
+import type { QuerySampleLibrary } from '../core/start-test.js';
 import { DatasetError, type Dataset } from './types.js';
 
 export interface DatasetQslOptions {

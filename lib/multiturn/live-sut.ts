@@ -18,9 +18,9 @@
 // one timing per conversation).
 import { Agent } from 'undici';
 
-import { native } from '../binding.js';
-import { completeSample, firstTokenSample } from '../complete.js';
-import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../start-test.js';
+import { native } from '../core/binding.js';
+import { completeSample, firstTokenSample } from '../core/complete.js';
+import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../core/start-test.js';
 import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
 import type { LlmSut } from '../sut/llm-sut.js';
 import { probeEndpoint } from '../sut/probe.js';

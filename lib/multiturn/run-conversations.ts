@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 
 import { UsageError } from '../cli/errors.js';
 import type { Dataset, Prompt } from '../dataset/types.js';
-import type { TestSettings } from '../settings.js';
+import type { TestSettings } from '../core/settings.js';
 import type { SimulatorOptions } from '../sim/types.js';
 import type { LlmSut } from '../sut/llm-sut.js';
 import type { Backend, EndpointConfig, SamplingParams, SutReport } from '../sut/types.js';

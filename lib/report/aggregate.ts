@@ -5,7 +5,7 @@
 // per-run percentiles — the merged p-th value lies between the smallest and
 // the largest of the runs' p-th values (LoadGen's sorted[floor(n·p)] rule) —
 // and the output says which of the two each figure is.
-import type { LatencyStats } from '../result.js';
+import type { LatencyStats } from '../core/result.js';
 import { loadgenPercentile, moments, sortedCopy } from '../results/samples.js';
 import { readRunLogs, type RunLogs, type RunSummary } from './read-logs.js';
 import { readTraceLatencies } from './read-trace.js';

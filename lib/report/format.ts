@@ -1,5 +1,5 @@
 // Plain-text views of a run summary and of an aggregated result, for the terminal.
-import type { LatencyStats } from '../result.js';
+import type { LatencyStats } from '../core/result.js';
 import type { AggregatedResults, MergedLatency } from './aggregate.js';
 import type { RunSummary } from './read-logs.js';
 

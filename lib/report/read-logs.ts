@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { LatencyStats } from '../result.js';
+import type { LatencyStats } from '../core/result.js';
 import { RESULTS_SCHEMA, type ResultsJson } from '../results/results-json.js';
 import { runLeftIncomplete } from '../resume/run-state.js';
 

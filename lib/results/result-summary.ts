@@ -4,7 +4,7 @@
 // Values come from the harness's per-sample timings when recorded (exact,
 // like endpoints' COMPLETE snapshot); otherwise from LoadGen's statistics,
 // which hold only min/max/mean and six percentiles (std_dev null, no histogram).
-import type { LatencyStats, TestResult } from '../result.js';
+import type { LatencyStats, TestResult } from '../core/result.js';
 import type { RunRecord } from './run-record.js';
 import { logHistogram, lowerPercentile, moments, seriesFromTimings, sortedCopy, type SampleSeries } from './samples.js';
 import { latencyFigures, overallVerdict, runStatusOf } from './run-status.js';

@@ -2,7 +2,7 @@
 // Latencies are ms here (the logs keep ns); every figure says where it comes
 // from when two sources are possible (LoadGen's result vs the harness's report).
 import type { RunAccuracy } from '../run/run-accuracy.js';
-import type { LatencyStats, TestResult } from '../result.js';
+import type { LatencyStats, TestResult } from '../core/result.js';
 import type { FleetRecord } from '../fleet/types.js';
 import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js';

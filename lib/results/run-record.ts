@@ -2,7 +2,7 @@
 // hands to the writers of results.json, result_summary.json and report.html.
 // The writers read only this, so a custom harness can write the same files.
 import type { FleetRecord } from '../fleet/types.js';
-import type { TestResult } from '../result.js';
+import type { TestResult } from '../core/result.js';
 import type { SutReport } from '../sut/types.js';
 import type { MultiturnReport } from '../multiturn/types.js';
 import type { BudgetReport } from '../cost/budget.js';

@@ -6,7 +6,7 @@
 // statistics also count failed samples (a failure without a first token
 // gives a TTFT of INT64_MIN ns, as the official engine computes it), so the
 // harness shows latency, TTFT and TPOT over the samples that succeeded.
-import type { LatencyStats, TestResult } from '../result.js';
+import type { LatencyStats, TestResult } from '../core/result.js';
 import type { SampleTiming } from '../sut/types.js';
 import type { RunRecord } from './run-record.js';
 import { loadgenPercentile, moments, seriesFromTimings, sortedCopy, type SampleSeries } from './samples.js';

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 
 import { UsageError } from '../cli/errors.js';
-import type { TestMode } from '../settings.js';
-import type { QuerySampleLibrary, SystemUnderTest } from '../start-test.js';
+import type { TestMode } from '../core/settings.js';
+import type { QuerySampleLibrary, SystemUnderTest } from '../core/start-test.js';
 import type { JournalRecord } from './journal-format.js';
 import { readJournal } from './journal-reader.js';
 import type { JournalTarget } from './journal-writer.js';

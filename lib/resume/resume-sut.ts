@@ -5,8 +5,8 @@
 // servers. The QSL side tells when the accuracy pass is over (a submission
 // run goes on with its performance pass, which is never taken from the
 // journal nor written to it).
-import { firstTokenComplete, querySamplesComplete, type QuerySampleResponse } from '../complete.js';
-import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../start-test.js';
+import { firstTokenComplete, querySamplesComplete, type QuerySampleResponse } from '../core/complete.js';
+import type { QuerySample, QuerySampleLibrary, SystemUnderTest } from '../core/start-test.js';
 import { FIRST_TOKEN_ABSENT, FIRST_TOKEN_DATA, type JournalRecord } from './journal-format.js';
 
 export interface ResumeWrapOptions {

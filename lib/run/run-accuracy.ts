@@ -9,7 +9,7 @@ import { formatAccuracyReport, scoreAccuracy, summarizeAccuracy, type AccuracySu
 import { loadTokenizer } from '../accuracy/tokenizer.js';
 import { UsageError } from '../cli/errors.js';
 import type { Dataset } from '../dataset/types.js';
-import type { TestResult } from '../result.js';
+import type { TestResult } from '../core/result.js';
 import { writeFileAtomic } from '../results/write-outputs.js';
 
 export interface RunAccuracyOptions {

@@ -3,7 +3,7 @@
 // the test cleanly, the servers' /metrics scraped over the run, and token,
 // goodput and cost figures for the record. runBenchmark calls it at four
 // points: before the SUT exists, once it does, around the test, at the end.
-import { native } from '../binding.js';
+import { native } from '../core/binding.js';
 import { UsageError } from '../cli/errors.js';
 import { BudgetMonitor, checkBudgetLimits, type BudgetLimits } from '../cost/budget.js';
 import { computeCost } from '../cost/cost.js';
@@ -18,8 +18,8 @@ import type { JournalTarget } from '../resume/journal-writer.js';
 import { datasetSha256 } from '../resume/run-config.js';
 import { writeRunState, type RunState, type RunStateName } from '../resume/run-state.js';
 import type { RunRecord } from '../results/run-record.js';
-import type { TestSettings } from '../settings.js';
-import { abortTest, type QuerySampleLibrary, type SystemUnderTest } from '../start-test.js';
+import type { TestSettings } from '../core/settings.js';
+import { abortTest, type QuerySampleLibrary, type SystemUnderTest } from '../core/start-test.js';
 import type { LlmSut } from '../sut/llm-sut.js';
 import type { SamplingParams } from '../sut/types.js';
 

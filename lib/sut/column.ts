@@ -8,8 +8,8 @@
 // timings at 9,400 requests/s grew it by ~1.2 MB/s and ran a mark-compact
 // (3-17 ms, a TTFT outlier burst each) every ~5 s, where without the
 // columns it ran none in 30 s.
-import { native } from '../binding.js';
-import type { OffHeapHandle } from '../native-types.js';
+import { native } from '../core/binding.js';
+import type { OffHeapHandle } from '../core/native-types.js';
 
 export class Column {
   length = 0;

@@ -5,7 +5,7 @@
 // the clock the engine already stopped for TTFT and corrupt the latency).
 import { Pool, errors } from 'undici';
 
-import { native } from '../binding.js';
+import { native } from '../core/binding.js';
 import type { BodyStore } from './body-store.js';
 import { chunkedOnly, keepable, markBody, markIdle, reusedReadConnector } from './reused-reads.js';
 import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';

@@ -8,11 +8,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-import { findPackageRoot } from '../binding.js';
-import { native } from '../binding.js';
+import { findPackageRoot } from '../core/binding.js';
+import { native } from '../core/binding.js';
 import { samplingPreset } from '../dataset/presets.js';
 import type { Dataset } from '../dataset/types.js';
-import { WORKER_QUEUES, type QuerySample, type QuerySampleLibrary, type SystemUnderTest } from '../start-test.js';
+import { WORKER_QUEUES, type QuerySample, type QuerySampleLibrary, type SystemUnderTest } from '../core/start-test.js';
 import { BodyStore } from './body-store.js';
 import { EndpointError, parseEndpointUrl } from './endpoint-url.js';
 import { Feeder } from './feeder.js';

@@ -40,7 +40,7 @@
 import net from 'node:net';
 import { buildConnector, errors } from 'undici';
 
-import { native } from '../binding.js';
+import { native } from '../core/binding.js';
 
 const READ_SIZE = 64 * 1024;
 

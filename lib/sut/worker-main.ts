@@ -3,7 +3,7 @@
 // and wakes directly; completions go straight from here into the engine.
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { native } from '../binding.js';
+import { native } from '../core/binding.js';
 import { BodyStore, type SharedBodies } from './body-store.js';
 import { Feeder } from './feeder.js';
 import { HttpDriver, type DriverConfig } from './http-driver.js';

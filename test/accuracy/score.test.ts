@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 
-import { registerAccuracyCommand, runAccuracyCommand } from '../../lib/accuracy/cli.js';
+import { registerAccuracyCommand, runAccuracyCommand } from '../../lib/cli/accuracy-command.js';
 import { formatAccuracyReport, scoreAccuracy, type AccuracyReport } from '../../lib/accuracy/score.js';
 import { ACCURACY_TARGETS, accuracyTarget, targetValue } from '../../lib/accuracy/targets.js';
 import { loadTokenizer } from '../../lib/accuracy/tokenizer.js';

@@ -14,7 +14,7 @@ import { createProgressPrinter, formatDuration, formatProgress } from '../../lib
 import { DEFAULT_OUTPUT_DIR, exitCodeOf, formatSummary, parseSynthetic, planRun, redactArgv, registerRunCommand } from '../../lib/cli/run-command.js';
 import type { RunRecord } from '../../lib/results/run-record.js';
 import { composeSettings, estimateRemainingMs, fillTimeline, GENERIC_LLM_BOUNDS, SIMULATED_RUN_DEFAULTS, splitConcurrency } from '../../lib/run/run-benchmark.js';
-import { defaultTestSettings, type TestSettings } from '../../lib/settings.js';
+import { defaultTestSettings, type TestSettings } from '../../lib/core/settings.js';
 import type { SampleTiming } from '../../lib/sut/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lg-cli-opts-'));

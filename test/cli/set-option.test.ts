@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 
 import { UsageError } from '../../lib/cli/errors.js';
 import { confKeyNames, parseSetOptions, parseSettingsMap, splitAssignment } from '../../lib/cli/set-option.js';
-import { defaultTestSettings, type TestScenario } from '../../lib/settings.js';
+import { defaultTestSettings, type TestScenario } from '../../lib/core/settings.js';
 
 describe('both spellings give identical settings', () => {
   // [scenario, API spelling, mlperf.conf spelling]

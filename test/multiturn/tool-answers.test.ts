@@ -2,7 +2,7 @@
 // file, an error text), and the simulator's prefix-cache flags.
 import { describe, expect, it } from 'vitest';
 
-import { simOptionsFromFlags } from '../../lib/sim/cli.js';
+import { simOptionsFromFlags } from '../../lib/cli/sim-command.js';
 import { parseToolCall, ToolAnswerer } from '../../lib/multiturn/tools.js';
 
 const call = (name: string, args = '{}') => parseToolCall({ id: 'c', name, arguments: args });

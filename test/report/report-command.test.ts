@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 
 import { createProgram } from '../../lib/cli/main.js';
-import { runReport, type ReportIo } from '../../lib/report/report-command.js';
+import { runReport, type ReportIo } from '../../lib/cli/report-command.js';
 import { writeRunOutputs } from '../../lib/results/write-outputs.js';
 import { cleanupTempDirs, HAVE_OFFICIAL_LOGS, makeTempDir, officialDir } from '../helpers.js';
 import { customRecord } from '../results/helpers.js';

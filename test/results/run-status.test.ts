@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 
 import { formatProgress } from '../../lib/cli/progress.js';
 import { exitCodeOf, formatSummary } from '../../lib/cli/run-command.js';
-import type { LatencyStats } from '../../lib/result.js';
+import type { LatencyStats } from '../../lib/core/result.js';
 import { buildResultsJson } from '../../lib/results/results-json.js';
 import { buildResultSummary } from '../../lib/results/result-summary.js';
 import type { RunRecord } from '../../lib/results/run-record.js';

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { registerSimCommand, simOptionsFromFlags, type SimFlags } from '../../lib/sim/cli.js';
+import { registerSimCommand, simOptionsFromFlags, type SimFlags } from '../../lib/cli/sim-command.js';
 import { startSimulator, type SimulatorOptions } from '../../lib/sim/index.js';
 import { httpCall, post, sseJson } from './helpers.js';
 

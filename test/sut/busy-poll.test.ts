@@ -7,7 +7,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 
 import { describe, expect, test } from 'vitest';
 
-import { bindingPath, native } from '../../lib/binding.js';
+import { bindingPath, native } from '../../lib/core/binding.js';
 import { createLlmSut } from '../../lib/index.js';
 import { idDataset, serverRun, sim, track } from './helpers.js';
 

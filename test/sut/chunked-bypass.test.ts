@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Pool } from 'undici';
 
 import { createLlmSut } from '../../lib/index.js';
-import { native } from '../../lib/binding.js';
+import { native } from '../../lib/core/binding.js';
 import { chunkedOnly, keepable, markBody, markIdle, reusedReadConnector } from '../../lib/sut/reused-reads.js';
 import { accuracyRun, expectedIds, hexToInt32, idDataset, logPaths, readAccuracy, sim, track } from './helpers.js';
 import { rawHttpServer, type RawServer } from './raw-http-server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 
-import { native } from '../../lib/binding.js';
+import { native } from '../../lib/core/binding.js';
 import { Column } from '../../lib/sut/column.js';
 import { percentiles } from '../../lib/sut/stats.js';
 

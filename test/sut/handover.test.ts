@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 
 import { abortTest, createLlmSut, startTest, TestAbortedError, TestMode, TestScenario, type QuerySample, type SystemUnderTest } from '../../lib/index.js';
-import { native } from '../../lib/binding.js';
+import { native } from '../../lib/core/binding.js';
 import { expectedIds, hexToInt32, idDataset, logPaths, offlineRun, readAccuracy, readDetail, serverRun, sim, track } from './helpers.js';
 import { DIST_INDEX, makeTempDir, runTest } from '../helpers.js';
 import { execFile } from 'node:child_process';

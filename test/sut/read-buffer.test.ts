@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 
 import { describe, expect, test } from 'vitest';
 
-import { packageRoot } from '../../lib/binding.js';
+import { packageRoot } from '../../lib/core/binding.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; name: string; message: string };
 

@@ -9,9 +9,9 @@ import type { Command } from 'commander';
 
 import { toJsonText } from '../results/json-text.js';
 import { writeFileAtomic } from '../results/write-outputs.js';
-import { aggregateRuns, loadAggregateInputs } from './aggregate.js';
-import { formatAggregate, formatRunSummary } from './format.js';
-import { LogReadError, readRunLogs } from './read-logs.js';
+import { aggregateRuns, loadAggregateInputs } from '../report/aggregate.js';
+import { formatAggregate, formatRunSummary } from '../report/format.js';
+import { LogReadError, readRunLogs } from '../report/read-logs.js';
 
 export const REPORT_INPUT_ERROR_EXIT_CODE = 2;
 export const AGGREGATE_FILE = 'aggregated_results.json';

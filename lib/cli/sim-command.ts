@@ -2,9 +2,9 @@
 // adapters or benchmarks in another process) until SIGINT/SIGTERM.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 
-import { applyEngineFlags, engineFlagList, runLaunchable, type LaunchBehaviour } from './launchable.js';
-import { startSimulator } from './server.js';
-import type { SimFaultRule, SimulatorOptions, Simulator } from './types.js';
+import { applyEngineFlags, engineFlagList, runLaunchable, type LaunchBehaviour } from '../sim/launchable.js';
+import { startSimulator } from '../sim/server.js';
+import type { SimFaultRule, SimulatorOptions, Simulator } from '../sim/types.js';
 
 /** The parsed flags of `loadgen sim` (commander's camel-cased names). */
 export interface SimFlags {

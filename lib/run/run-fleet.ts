@@ -5,10 +5,10 @@
 // configuration, versions, logs and events go into the record.
 import { UsageError } from '../cli/errors.js';
 import type { RunRecord } from '../results/run-record.js';
-import type { RunBenchmarkOptions } from '../run/run-benchmark.js';
-import { createOutputDir } from '../run/output-dir.js';
-import { Fleet } from './fleet.js';
-import type { ServerSpec } from './types.js';
+import type { RunBenchmarkOptions } from './run-benchmark.js';
+import { createOutputDir } from './output-dir.js';
+import { Fleet } from '../fleet/fleet.js';
+import type { ServerSpec } from '../fleet/types.js';
 
 export interface FleetRunOptions {
   /** Period of the loading progress lines (default 10 s). */
@@ -23,7 +23,7 @@ export async function runWithFleet(specs: readonly ServerSpec[], options: RunBen
   const outdir = createOutputDir(options.outdir);
   const fleet = await Fleet.start(specs, { outdir, log, progressEveryMs: fo.progressEveryMs });
   try {
-    const { runBenchmark, writeRunFiles } = await import('../run/run-benchmark.js');
+    const { runBenchmark, writeRunFiles } = await import('./run-benchmark.js');
     const record = await runBenchmark({ ...options, endpoints: [...(options.endpoints ?? []), ...fleet.endpoints()], writeOutputs: false });
     await fleet.stop();
     record.servers = fleet.record();

@@ -7,10 +7,10 @@ import { resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { AccuracyLogError, TOKEN_DTYPES, type TokenDtype } from './accuracy-log.js';
-import { AccuracyInputError, accuracyBenchmarks, formatAccuracyReport, scoreAccuracy, type AccuracyReport, type ScoreAccuracyOptions } from './score.js';
-import { englishPunkt, loadPunktParameters } from './sentence-split.js';
-import { TokenizerError } from './tokenizer.js';
+import { AccuracyLogError, TOKEN_DTYPES, type TokenDtype } from '../accuracy/accuracy-log.js';
+import { AccuracyInputError, accuracyBenchmarks, formatAccuracyReport, scoreAccuracy, type AccuracyReport, type ScoreAccuracyOptions } from '../accuracy/score.js';
+import { englishPunkt, loadPunktParameters } from '../accuracy/sentence-split.js';
+import { TokenizerError } from '../accuracy/tokenizer.js';
 import { DatasetError } from '../dataset/types.js';
 
 export const ACCURACY_EXIT = { pass: 0, fail: 1, usage: 2 } as const;

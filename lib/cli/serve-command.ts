@@ -7,11 +7,11 @@ import { resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { readConfigFile } from '../cli/config-file.js';
-import { reportError, UsageError } from '../cli/errors.js';
-import { ExitCode } from '../cli/exit-codes.js';
-import { Fleet } from './fleet.js';
-import { planServers } from './plan.js';
+import { readConfigFile } from './config-file.js';
+import { reportError, UsageError } from './errors.js';
+import { ExitCode } from './exit-codes.js';
+import { Fleet } from '../fleet/fleet.js';
+import { planServers } from '../fleet/plan.js';
 
 export interface ServeFlags {
   config?: string;
