@@ -12,6 +12,10 @@ export { readJournal } from './resume/journal-reader.js';
 export type { JournalContents } from './resume/journal-reader.js';
 export type { JournalRecord } from './resume/journal-format.js';
 
+// ── The run's own status beside LoadGen's verdict ───────────────────────────
+export { runStatusOf, latencyFigures, overallVerdict } from './results/run-status.js';
+export type { RunStatus as RunOutcome, RunStatusName, OverallVerdict, LatencyFigures } from './results/run-status.js';
+
 // ── Merging runs ────────────────────────────────────────────────────────────
 export { aggregateRuns, loadAggregateInputs, AGGREGATE_SCHEMA, AGGREGATE_SCHEMA_VERSION } from './report/aggregate.js';
 export type { AggregatedResults, AggregatedRun, AggregateInput, MergedLatency, RunStatus } from './report/aggregate.js';

@@ -12,6 +12,7 @@ import { parseServersSection } from '../fleet/spec.js';
 import type { ServerSpec } from '../fleet/types.js';
 import type { EndpointConfig } from '../sut/types.js';
 import { UsageError } from './errors.js';
+import { parseDurationMs } from './duration.js';
 
 /** Every option of `loadgen run`, as commander hands it over (camelCase) and as a config file holds it. */
 export interface RunFlags {
@@ -80,9 +81,15 @@ export interface RunFlags {
   cpuIdleLatencyUs?: number;
   /** true, or the idle window in ms (a string from the command line). */
   busyPoll?: boolean | number | string;
+  /** Request timeouts: ms, or a duration string (30s, 5m) on the command line. */
+  timeoutFirstByte?: number | string;
+  timeoutIdle?: number | string;
+  timeoutTotal?: number | string;
+  /** Retries per sample before its first token (a string from the command line). */
+  retries?: number | string;
 }
 
-type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers' | 'numbers' | 'booleanOrMs';
+type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers' | 'numbers' | 'booleanOrMs' | 'duration';
 
 // Config keys and their types. `path` values are resolved against the file's directory.
 const KEYS: Record<string, KeyKind> = {
@@ -137,6 +144,10 @@ const KEYS: Record<string, KeyKind> = {
   tokenizer: 'path',
   cpuIdleLatencyUs: 'integer',
   busyPoll: 'booleanOrMs',
+  timeoutFirstByte: 'duration',
+  timeoutIdle: 'duration',
+  timeoutTotal: 'duration',
+  retries: 'integer',
 };
 
 // Friendlier spellings that mean the same key.
@@ -206,6 +217,9 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
       return typeof v === 'boolean' ? v : bad('true or false');
     case 'booleanOrMs':
       return typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && v >= 0) ? v : bad('true, false or a number of milliseconds >= 0');
+    case 'duration':
+      if (typeof v !== 'number' && (typeof v !== 'string' || v === '')) bad('milliseconds or a duration such as 30s or 5m');
+      return parseDurationMs(`config file ${path}: '${key}'`, v as number | string);
     case 'stringList': {
       const list = typeof v === 'string' ? [v] : v;
       if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) bad('a list of strings');

@@ -21,7 +21,7 @@ const EXIT_CODES: Record<ErrorCode, ExitCode> = {
   [ErrorCode.EndpointFailure]: ExitCode.Endpoint,
   [ErrorCode.Spawn]: ExitCode.Endpoint,
   [ErrorCode.FleetStart]: ExitCode.Endpoint,
-  [ErrorCode.Aborted]: ExitCode.Interrupted,
+  [ErrorCode.Aborted]: ExitCode.Internal,
   [ErrorCode.SimHttp]: ExitCode.Internal,
 };
 

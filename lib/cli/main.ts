@@ -41,7 +41,6 @@ export function createProgram(): Command {
     .description('MLPerf Inference LoadGen for Node.js')
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpCommand('help [command]', 'show help for a command')
-    .showHelpAfterError()
     // Parse errors throw (see main) so they exit 2 like every usage error.
     .exitOverride();
   registerRunCommand(program);
@@ -61,7 +60,14 @@ export function createProgram(): Command {
   registerSimCommand(program);
   registerServeCommand(program);
   registerAccuracyCommand(program);
+  hintAfterErrors(program, 'loadgen');
   return program;
+}
+
+/** A bad flag or value: commander's one-line error, then a hint to the command's help (not the whole usage). */
+function hintAfterErrors(cmd: Command, path: string): void {
+  cmd.showHelpAfterError(`see ${path} --help`);
+  for (const sub of cmd.commands) hintAfterErrors(sub, `${path} ${sub.name()}`);
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {

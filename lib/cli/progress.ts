@@ -16,6 +16,13 @@ function rate(v: number): string {
   return v >= 100 ? v.toFixed(0) : v.toFixed(1);
 }
 
+/** Errors as they happen: failed requests (retried ones too), and the samples that failed when fewer. */
+function errorsText(p: RunProgress): string {
+  const failed = p.errors ?? 0;
+  const requests = Math.max(p.requestErrors ?? 0, failed);
+  return failed > 0 && failed !== requests ? `${requests} errors (${failed} samples failed)` : `${requests} errors`;
+}
+
 /** One progress line (fits 80 columns): issued, completed, samples/s, tokens/s, errors, elapsed, time left. */
 export function formatProgress(p: RunProgress): string {
   const parts = [
@@ -23,7 +30,7 @@ export function formatProgress(p: RunProgress): string {
     `done ${p.completed}`,
     `${rate(p.qps)}/s`,
     p.tokensPerSecond !== null ? `${rate(p.tokensPerSecond)} tok/s` : '- tok/s',
-    `${p.errors ?? 0} errors`,
+    errorsText(p),
     formatDuration(p.elapsedMs),
     p.remainingMs !== null ? `~${formatDuration(p.remainingMs)} left` : '? left',
   ];

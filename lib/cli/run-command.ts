@@ -9,6 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { FieldMapping } from '../dataset/mapping.js';
 import type { LengthSpec } from '../dataset/synthetic.js';
 import type { RunRecord } from '../results/run-record.js';
+import { latencyFigures, runStatusOf } from '../results/run-status.js';
 // Types only: the pipeline (and with it the native addon) is loaded when a run starts.
 import type { DatasetSpec, RunBenchmarkOptions, RunStage } from '../run/run-benchmark.js';
 import type { TestMode, TestScenario } from '../core/settings.js';
@@ -23,6 +24,7 @@ import { ExitCode } from './exit-codes.js';
 import { createProgressPrinter } from './progress.js';
 import { parseSetOptions, parseSettingsMap } from './set-option.js';
 import { applyExtrasFlags } from './run-extras-flags.js';
+import { applyRequestFlags } from './request-flags.js';
 
 export const DEFAULT_OUTPUT_DIR = 'loadgen-out';
 
@@ -193,22 +195,35 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
     options.simulator = f.simulator as SimulatorOptions;
   }
   applyExtrasFlags(f, options);
+  applyRequestFlags(f, options);
   return { options, json: f.json === true, quiet: f.quiet === true };
 }
 
 function ms(ns: number | null | undefined): string {
-  return ns === null || ns === undefined || !Number.isFinite(ns) ? '-' : `${(ns / 1e6).toFixed(ns < 1e7 ? 2 : 1)} ms`;
+  return ns === null || ns === undefined || !Number.isFinite(ns) ? 'n/a' : `${(ns / 1e6).toFixed(ns < 1e7 ? 2 : 1)} ms`;
+}
+
+/** The result line: LoadGen's verdict, or the run's when samples failed (with LoadGen's beside it). */
+export function verdictLine(record: RunRecord): string {
+  const r = record.result;
+  const run = runStatusOf(record);
+  const loadgen = r.valid === null ? 'DONE (no performance verdict in this mode)' : r.valid ? 'VALID' : 'INVALID';
+  if (r.aborted) return `ABORTED (${r.abortReason ?? 'unknown reason'})${run.message ? `; ${run.message}` : ''}`;
+  if (run.status === 'OK') return loadgen;
+  return `INVALID: ${run.message}; LoadGen's own verdict: ${r.valid === null ? 'none (no performance pass in this mode)' : loadgen}`;
 }
 
 /** The human summary of a run (stdout without --json). */
 export function formatSummary(record: RunRecord, files: string[]): string {
   const r = record.result;
-  const verdict = r.aborted ? `ABORTED (${r.abortReason ?? 'unknown reason'})` : r.valid === null ? 'DONE (no performance verdict in this mode)' : r.valid ? 'VALID' : 'INVALID';
-  const lines = [`Result: ${verdict}`, `  ${r.scenario} ${r.mode}${record.benchmark ? `, ${record.benchmark}` : ''}${record.simulated ? ', simulated endpoint' : ''}; ${r.counts.samples} samples, ${r.counts.tokens} tokens`];
+  const lines = [`Result: ${verdictLine(record)}`, `  ${r.scenario} ${r.mode}${record.benchmark ? `, ${record.benchmark}` : ''}${record.simulated ? ', simulated endpoint' : ''}; ${r.counts.samples} samples, ${r.counts.tokens} tokens`];
   if (r.metric) lines.push(`  ${r.metric.name}: ${r.metric.unit === 'ns' ? ms(r.metric.value) : `${r.metric.value.toFixed(2)} ${r.metric.unit}`}`);
   if (r.tokensPerSecond !== null) lines.push(`  tokens per second: ${r.tokensPerSecond.toFixed(1)}`);
-  if (r.ttft) lines.push(`  TTFT p99: ${ms(r.ttft.p99)}   TPOT p99: ${ms(r.tpot?.p99)}`);
-  if (r.latency) lines.push(`  latency p50: ${ms(r.latency.p50)}   p99: ${ms(r.latency.p99)}`);
+  // Over the samples that succeeded (LoadGen's statistics count failed ones, with sentinel TTFTs); n/a where none did.
+  const lat = latencyFigures(record);
+  const failedNote = lat.source !== 'harness' ? '' : runStatusOf(record).status === 'ALL_SAMPLES_FAILED' ? ' (no sample succeeded)' : ' (samples that succeeded)';
+  if (r.ttft) lines.push(`  TTFT p99: ${ms(lat.ttft?.p99)}   TPOT p99: ${ms(lat.tpot?.p99)}${failedNote}`);
+  if (r.latency) lines.push(`  latency p50: ${ms(lat.latency?.p50)}   p99: ${ms(lat.latency?.p99)}${failedNote}`);
   if (r.peakTargetQps !== null) lines.push(`  peak target QPS: ${r.peakTargetQps.toFixed(2)}`);
   for (const reason of r.invalidReasons) lines.push(`  why INVALID: ${reason.trim()}`);
   if (r.criteria?.earlyStoppingMet === false && r.earlyStopping) {
@@ -259,8 +274,10 @@ export function exitCodeOf(record: RunRecord, interrupted: boolean): ExitCode {
   if (interrupted || (r.aborted && r.abortReason === 'SIGINT')) return ExitCode.Interrupted;
   if (r.aborted && record.budget?.stoppedBy) return ExitCode.Budget;
   if (r.aborted) return ExitCode.Internal;
-  const s = record.sut;
-  if (s && s.samples.issued > 0 && s.samples.failed === s.samples.issued) return ExitCode.Endpoint;
+  const run = runStatusOf(record);
+  if (run.status === 'ALL_SAMPLES_FAILED') return ExitCode.Endpoint;
+  // Samples failed (or LoadGen logged errors): the submission checker rejects the logs, whatever LoadGen's timing verdict.
+  if (run.status !== 'OK') return ExitCode.Failed;
   if (r.valid === false) return ExitCode.Invalid;
   // An accuracy score below its target fails the run like an INVALID one.
   if (record.accuracy && !('error' in record.accuracy) && record.accuracy.pass === false) return ExitCode.Invalid;
@@ -357,6 +374,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     }
     const code = exitCodeOf(record, interrupted);
     if (code === ExitCode.Endpoint) stderr.write(`loadgen run: every request failed (${Object.keys(record.sut?.errorKinds ?? {}).join(', ') || 'see the detail log'}): ${record.endpoints.map((e) => e.url).join(', ')}\n`);
+    if (code === ExitCode.Failed) stderr.write(`loadgen run: ${runStatusOf(record).message}; see ${join(record.outdir, 'mlperf_log_detail.txt')}\n`);
     if (code === ExitCode.Internal) stderr.write(`loadgen run: the test was aborted: ${record.result.abortReason ?? 'unknown reason'}\n`);
     return code;
   } catch (err) {
@@ -424,6 +442,10 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--workers <n>', 'adapter worker threads (0 = main thread; default CPU count - 1, 1..8, and 2 on 2 CPUs)', integer)
     .option('--busy-poll [idle-ms]', 'adapter threads poll their sockets instead of sleeping while requests are in flight and idle-ms after (default 1000): a busy core each, no wake-up latency at low rates')
     .option('--cpu-idle-latency-us <us>', 'Linux: keep CPUs out of idle states slower to leave than this during the test (PM QoS, /dev/cpu_dma_latency; 0 = poll; needs root)', integer)
+    .option('--timeout-first-byte <duration>', 'longest wait from a request to its response headers, in ms or e.g. 30s, 5m (default 5m)')
+    .option('--timeout-idle <duration>', 'longest gap between two reads of a response (default 2m)')
+    .option('--timeout-total <duration>', 'longest time for a whole sample, retries included (default 1h)')
+    .option('--retries <n>', 'retries of a failed request before its first token (default 3; 0 = none)')
     .option('--output-dir <dir>', `where the logs and results go (default ${DEFAULT_OUTPUT_DIR})`)
     .option('--set <key=value>', 'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable', collect)
     .option('--json', 'print the result JSON (results.json) only on stdout')
@@ -439,7 +461,7 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .addHelpText(
       'after',
       `
-Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure, 4 internal error, 5 stopped by a budget, 130 interrupted.
+Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure (every request failed), 4 internal error, 5 stopped by a budget, 6 samples failed (LoadGen may say VALID; the submission checker rejects the logs), 130 interrupted, 143 terminated.
 
 Examples:
   loadgen run --scenario Server --target-qps 50 --output-dir out

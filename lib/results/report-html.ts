@@ -48,6 +48,8 @@ function verdictSection(j: ResultsJson): string {
       )}</span><span>early stopping: ${esc(yes(v.criteria.earlyStoppingMet))}</span></div>`
     : '';
   const reasons = [...v.reasons];
+  // The run's own status first: failed samples make it INVALID whatever LoadGen's timing criteria say.
+  if (v.run && v.run.status !== 'OK' && v.run.message) reasons.unshift(v.run.message);
   if (j.run.aborted) reasons.unshift(`aborted: ${j.run.abortReason ?? 'unknown reason'}`);
   if (v.status === 'NO_RESULT') reasons.push(`${j.benchmark.mode}: no performance result to judge`);
   // LoadGen gives no recommendation when only early stopping fails: its own text says why.
@@ -61,7 +63,9 @@ function verdictSection(j: ResultsJson): string {
   }
   const list = reasons.length > 0 ? `<ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : '';
   const metric = j.metric ? `<div>${esc(j.metric.name)}: <b>${esc(j.metric.unit === 'ns' ? fmtMs(j.metric.value / 1e6) : `${fmtNum(j.metric.value)} ${j.metric.unit}`)}</b></div>` : '';
-  return `<section class="verdict ${esc(v.status)}" id="verdict"><div class="big">${esc(v.status)}</div>${metric}${crit}${list}</section>`;
+  const overall = v.overall ?? v.status;
+  const loadgen = overall !== v.status || (v.run && v.run.status !== 'OK') ? `<div>LoadGen's own verdict: ${esc(v.status === 'NO_RESULT' ? 'none (no performance pass)' : v.status)}</div>` : '';
+  return `<section class="verdict ${esc(overall)}" id="verdict"><div class="big">${esc(overall)}</div>${loadgen}${metric}${crit}${list}</section>`;
 }
 
 /** The measured span: the harness window, else (Offline) LoadGen's longest latency, else wall time. */
@@ -72,6 +76,11 @@ function durationText(j: ResultsJson): string {
   return j.run.wallSeconds !== null ? `${show(j.run.wallSeconds * 1000)} (wall)` : '—';
 }
 
+/** A latency figure, or n/a where no sample gave one. */
+function msOrNa(ms: number | null | undefined): string {
+  return ms === null || ms === undefined ? 'n/a' : fmtMs(ms);
+}
+
 function keyFigures(j: ResultsJson): string {
   const t = j.throughput;
   const l = j.latencyMs;
@@ -79,9 +88,9 @@ function keyFigures(j: ResultsJson): string {
     card('QPS', fmtNum(t.qps)),
     card('samples/s', fmtNum(t.samplesPerSecond)),
     card(`tokens/s${t.tokensPerSecondSource === 'harness' ? ' (harness)' : ''}`, fmtNum(t.tokensPerSecond)),
-    card('p99 latency', fmtMs(l.sample?.p99)),
-    card('p99 TTFT', fmtMs(l.ttft?.p99)),
-    card('p99 TPOT', fmtMs(l.tpot?.p99)),
+    card('p99 latency', msOrNa(l.sample?.p99)),
+    card('p99 TTFT', msOrNa(l.ttft?.p99)),
+    card('p99 TPOT', msOrNa(l.tpot?.p99)),
     card('samples', fmtInt(j.counts.samples)),
     card('queries', fmtInt(j.counts.queries)),
     card('errors', fmtInt(j.errors.loadgen.count + j.errors.failedSamples)),
@@ -126,18 +135,19 @@ function distChart(title: string, values: Float64Array | null, stats: MsStats | 
 
 function distributions(j: ResultsJson, series: SampleSeries | null): string {
   const l = j.latencyMs;
-  const tokenNote = j.benchmark.scenario === 'Offline' ? 'not measured (Offline)' : 'not measured (no token latencies)';
+  const noneOk = j.verdict.run?.status === 'ALL_SAMPLES_FAILED';
+  const tokenNote = noneOk ? 'n/a: no sample succeeded' : j.benchmark.scenario === 'Offline' ? 'not measured (Offline)' : 'not measured (no token latencies)';
   const charts = [
-    distChart(j.benchmark.scenario === 'MultiStream' ? 'Sample latency' : 'Latency', series?.latencyNs ?? null, l.sample, 'no performance result'),
+    distChart(j.benchmark.scenario === 'MultiStream' ? 'Sample latency' : 'Latency', series?.latencyNs ?? null, l.sample, noneOk ? 'n/a: no sample succeeded' : 'no performance result'),
     distChart('Time to first token (TTFT)', series?.ttftNs ?? null, l.ttft, tokenNote),
     distChart('Time per output token (TPOT)', series?.tpotNs ?? null, l.tpot, tokenNote),
   ];
   if (l.query) charts.push(distChart('Query latency (MultiStream)', null, l.query, 'no query latency'));
-  const row = (name: string, s: MsStats | null): string[] => [name, ...(s ? [s.min, s.p50, s.p90, s.p95, s.p97, s.p99, s.p999, s.max, s.mean].map(fmtMs) : Array(9).fill('—'))];
+  const row = (name: string, s: MsStats | null): string[] => [name, ...(s ? [s.min, s.p50, s.p90, s.p95, s.p97, s.p99, s.p999, s.max, s.mean].map(fmtMs) : Array(9).fill('n/a'))];
   const rows = [row('latency', l.sample), row('TTFT', l.ttft), row('TPOT', l.tpot)];
   if (l.query) rows.push(row('query latency', l.query));
   const note = series
-    ? `<p class="note">Histograms: every sample's harness timings (${fmtInt(series.latencyNs.length)} samples), from its scheduled time. Markers and table: LoadGen's figures.</p>`
+    ? `<p class="note">Histograms: every sample's harness timings (${fmtInt(series.latencyNs.length)} samples), from its scheduled time. Markers and table: ${j.latencyMs.source === 'harness' ? "the harness's timings of the samples that succeeded (LoadGen's statistics count failed samples too)" : "LoadGen's figures"}.</p>`
     : `<p class="note">No per-sample timings were recorded: the charts show LoadGen's percentiles.</p>`;
   return `<div class="charts">${charts.join('')}</div>${note}${table(['', 'min', 'p50', 'p90', 'p95', 'p97', 'p99', 'p99.9', 'max', 'mean'], rows)}`;
 }

@@ -7,6 +7,7 @@
 import type { LatencyStats, TestResult } from '../core/result.js';
 import type { RunRecord } from './run-record.js';
 import { logHistogram, lowerPercentile, moments, seriesFromTimings, sortedCopy, type SampleSeries } from './samples.js';
+import { latencyFigures, overallVerdict, runStatusOf } from './run-status.js';
 
 /** endpoints' default percentile grid (registry.DEFAULT_PERCENTILES), as its summary keys. */
 export const ENDPOINTS_PERCENTILES = ['99.9', '99.0', '97.0', '95.0', '90.0', '80.0', '75.0', '50.0', '25.0', '10.0', '5.0', '1.0'] as const;
@@ -139,7 +140,10 @@ export function buildResultSummary(record: RunRecord): ResultSummaryJson {
     tps = null;
   }
   const seeds = record.settings as Record<string, unknown>;
-  const latencyCount = r.counts.samples;
+  // Without timings: LoadGen's statistics when no sample failed, else nothing (never a failed sample's sentinel).
+  const lat = latencyFigures(record, series);
+  const runStatus = runStatusOf(record);
+  const latencyCount = Math.max(0, r.counts.samples - runStatus.failedSamples);
   return {
     version: `${record.tool.name} ${record.tool.version}`,
     git_sha: null,
@@ -150,9 +154,9 @@ export function buildResultSummary(record: RunRecord): ResultSummaryJson {
     duration_ns: duration,
     state: r.aborted ? 'interrupted' : 'complete',
     complete: !r.aborted,
-    ttft: series ? seriesSummary(series.ttftNs) : seriesFromLoadgen(r.ttft, latencyCount),
-    tpot: series ? seriesSummary(series.tpotNs) : seriesFromLoadgen(r.tpot, latencyCount),
-    latency: series ? seriesSummary(series.latencyNs) : seriesFromLoadgen(r.latency, latencyCount),
+    ttft: series ? seriesSummary(series.ttftNs) : seriesFromLoadgen(lat.ttft, latencyCount),
+    tpot: series ? seriesSummary(series.tpotNs) : seriesFromLoadgen(lat.tpot, latencyCount),
+    latency: series ? seriesSummary(series.latencyNs) : seriesFromLoadgen(lat.latency, latencyCount),
     output_sequence_lengths: series ? seriesSummary(series.outputTokens) : {},
     // The run record holds no per-sample prompt lengths.
     input_sequence_lengths: {},
@@ -166,7 +170,8 @@ export function buildResultSummary(record: RunRecord): ResultSummaryJson {
       warmup: { enabled: false },
       scheduler_random_seed: seedValue(seeds.scheduleRngSeed),
       dataloader_random_seed: seedValue(seeds.sampleIndexRngSeed),
-      mlperf: { scenario: r.scenario, mode: r.mode, benchmark: record.benchmark, valid: r.valid },
+      // valid: LoadGen's verdict and the run's (false when samples failed); loadgen_valid: LoadGen's alone.
+      mlperf: { scenario: r.scenario, mode: r.mode, benchmark: record.benchmark, valid: r.valid === null ? (runStatus.status === 'OK' ? null : false) : r.valid && runStatus.status === 'OK', loadgen_valid: r.valid, status: overallVerdict(r, runStatus), run_status: runStatus.status, failed_samples: runStatus.failedSamples },
     },
   };
 }

@@ -9,6 +9,7 @@ import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js'
 import type { MultiturnReport } from '../multiturn/types.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
 import { costSections, type CostSections } from './cost-sections.js';
+import { latencyFigures, loadgenStatus, overallVerdict, runStatusOf, type OverallVerdict, type RunStatus } from './run-status.js';
 
 export const RESULTS_SCHEMA = '@x/loadgen/results';
 export const RESULTS_SCHEMA_VERSION = 1;
@@ -62,8 +63,13 @@ export interface ResultsJson extends CostSections {
   };
   settings: { requested: Record<string, unknown>; effective: TestResult['effective'] };
   verdict: {
+    /** LoadGen's own verdict, as the official engine computes it (timing criteria only). */
     status: VerdictStatus;
     valid: boolean | null;
+    /** The run's own status: failed samples and LoadGen errors (the submission checker rejects logs with errors). */
+    run: RunStatus;
+    /** The verdict to act on: `status`, except INVALID when `run.status` is not OK (ABORTED stays ABORTED). */
+    overall: OverallVerdict;
     criteria: TestResult['criteria'];
     reasons: string[];
     earlyStopping: TestResult['earlyStopping'];
@@ -84,7 +90,8 @@ export interface ResultsJson extends CostSections {
     windowSeconds: number | null;
   };
   counts: TestResult['counts'] & { accuracyLogEntries: number };
-  latencyMs: { sample: MsStats | null; query: MsStats | null; ttft: MsStats | null; tpot: MsStats | null };
+  /** Over the samples that succeeded (`source`: LoadGen's statistics when none failed, else the harness's timings); null where none did. */
+  latencyMs: { sample: MsStats | null; query: MsStats | null; ttft: MsStats | null; tpot: MsStats | null; source: 'loadgen' | 'harness' };
   errors: {
     loadgen: TestResult['errors'];
     failedSamples: number;
@@ -128,10 +135,9 @@ export function msStats(s: LatencyStats | null): MsStats | null {
   return { min: ms(s.min), max: ms(s.max), mean: ms(s.mean), p50: ms(s.p50), p90: ms(s.p90), p95: ms(s.p95), p97: ms(s.p97), p99: ms(s.p99), p999: ms(s.p999) };
 }
 
+/** LoadGen's own verdict (see verdict.overall for the run's). */
 export function verdictStatus(r: TestResult): VerdictStatus {
-  if (r.aborted) return 'ABORTED';
-  if (r.valid === null) return 'NO_RESULT';
-  return r.valid ? 'VALID' : 'INVALID';
+  return loadgenStatus(r);
 }
 
 /**
@@ -212,6 +218,8 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     }
   }
   const retries = sut ? sut.endpoints.reduce((a, e) => a + e.retries, 0) : 0;
+  const runStatus = runStatusOf(record);
+  const lat = latencyFigures(record, series);
   return {
     schema: RESULTS_SCHEMA,
     schemaVersion: RESULTS_SCHEMA_VERSION,
@@ -238,6 +246,8 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     verdict: {
       status: verdictStatus(r),
       valid: r.valid,
+      run: runStatus,
+      overall: overallVerdict(r, runStatus),
       criteria: r.criteria,
       reasons: [...r.invalidReasons],
       earlyStopping: r.earlyStopping,
@@ -257,7 +267,7 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       windowSeconds: window,
     },
     counts: { ...r.counts, accuracyLogEntries: r.accuracyLogEntries },
-    latencyMs: { sample: msStats(r.latency), query: msStats(r.queryLatency), ttft: msStats(r.ttft), tpot: msStats(r.tpot) },
+    latencyMs: { sample: msStats(lat.latency), query: msStats(lat.queryLatency), ttft: msStats(lat.ttft), tpot: msStats(lat.tpot), source: lat.source },
     errors: {
       loadgen: { ...r.errors, messages: [...r.errors.messages] },
       failedSamples: sut?.samples.failed ?? 0,

@@ -5,9 +5,9 @@
 import type { SampleTiming } from '../sut/types.js';
 
 export interface SampleSeries {
-  /** ns, end of stream − scheduled time, every sample (failed ones too, as LoadGen counts them). */
+  /** ns, end of stream − scheduled time, samples that succeeded (LoadGen's statistics count failed ones too). */
   latencyNs: Float64Array;
-  /** ns, first token − scheduled time, samples that had a first token. */
+  /** ns, first token − scheduled time, samples that succeeded with a first token. */
   ttftNs: Float64Array;
   /** ns per token after the first, samples with more than one token. */
   tpotNs: Float64Array;
@@ -15,7 +15,7 @@ export interface SampleSeries {
   outputTokens: Float64Array;
   /** Earliest scheduled time (steady clock ns), or null. */
   startNs: number | null;
-  /** Earliest scheduled time to the last end, or null when there are no samples. */
+  /** Earliest scheduled time to the last end (failed samples included), or null when there are no samples. */
   windowNs: number | null;
 }
 
@@ -30,8 +30,10 @@ export function seriesFromTimings(timings: readonly SampleTiming[]): SampleSerie
     if (!Number.isFinite(t.scheduledNs) || t.scheduledNs <= 0 || !Number.isFinite(t.endNs) || t.endNs <= 0) continue;
     start = Math.min(start, t.scheduledNs);
     end = Math.max(end, t.endNs);
+    // The figures are of the samples that succeeded; failed ones only widen the window.
+    if (!t.ok) continue;
     lat.push(t.endNs - t.scheduledNs);
-    if (t.ok) toks.push(t.tokens);
+    toks.push(t.tokens);
     if (Number.isFinite(t.firstTokenNs) && t.firstTokenNs > 0) {
       ttft.push(t.firstTokenNs - t.scheduledNs);
       // Integer ns, as LoadGen computes TPOT.

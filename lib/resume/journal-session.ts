@@ -148,6 +148,11 @@ export class JournalSession {
    * what the journal holds and removes it once the run is complete; keeps it
    * when samples are missing or the run was aborted.
    */
+  /** Output tokens of the samples completed from the journal in this run. */
+  get restoredTokens(): number {
+    return this.wrapper?.restoredTokens ?? 0;
+  }
+
   finish(aborted: boolean): ResumeInfo {
     Atomics.store(this.enabled, 0, 0);
     const j = readJournal(this.dir);

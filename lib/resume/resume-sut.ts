@@ -23,6 +23,8 @@ export class ResumeWrapper {
   readonly qsl: QuerySampleLibrary;
   /** Samples completed from the journal in this run. */
   restored = 0;
+  /** Their output tokens (the summary of an accuracy pass has no token count). */
+  restoredTokens = 0;
   private accuracyPass = true;
   private readonly unloaded: Uint8Array;
   private unloadedCount = 0;
@@ -87,6 +89,7 @@ export class ResumeWrapper {
         (firsts ??= []).push(r.firstToken === FIRST_TOKEN_DATA && r.data.length >= 4 ? { id: s.id, data: r.data.subarray(0, 4) } : { id: s.id });
       }
       (dones ??= []).push(r.data.length > 0 ? { id: s.id, data: r.data, nTokens: r.nTokens } : { id: s.id, nTokens: r.nTokens });
+      this.restoredTokens += r.nTokens;
     }
     // The servers' share first, so they start working at once.
     if (rest !== null) inner.issueQuery(rest.length === samples.length ? samples : rest);

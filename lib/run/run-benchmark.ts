@@ -2,7 +2,7 @@
 // authors: settings (official table + user.conf + overrides) → dataset →
 // the built-in simulator or the given endpoints → createLlmSut → startTest →
 // a complete RunRecord, with the output files written into `outdir`.
-import { accessSync, constants, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { native, packageRoot } from '../core/binding.js';
@@ -22,11 +22,12 @@ import type { Simulator, SimulatorOptions } from '../sim/types.js';
 import { startTest, TestAbortedError } from '../core/start-test.js';
 import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
 import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
-import type { Backend, EndpointConfig, SamplingParams, SampleTiming, SutReport, WireApiName } from '../sut/types.js';
+import type { Backend, EndpointConfig, RetryOptions, SamplingParams, SampleTiming, SutReport, TimeoutOptions, WireApiName } from '../sut/types.js';
 import type { TestResult } from '../core/result.js';
 import { EndpointFailure, UsageError } from '../core/errors.js';
 import { openConversations, type ConversationsSpec } from '../multiturn/run-conversations.js';
 import { RunExtras, type RunExtrasOptions } from './run-extras.js';
+import { checkOutputDir, createOutputDir } from './output-dir.js';
 import { checkTokenizer, modeIsScored, scoreRun } from './run-accuracy.js';
 
 /** A dataset file to open (see openDataset), or synthetic prompts. */
@@ -44,6 +45,8 @@ export interface RunProgress {
   tokensPerSecond: number | null;
   /** Samples that failed so far (null until the adapter was asked). */
   errors: number | null;
+  /** Requests that failed so far, as they fail (retried ones too; a sample that waits for a retry or a healthy endpoint is not failed yet); null until the adapter was asked. */
+  requestErrors?: number | null;
   /** A rough estimate of the time left, or null when it cannot be told. */
   remainingMs: number | null;
 }
@@ -84,6 +87,10 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   workers?: number;
   /** Linux PM QoS bound on CPU idle exit latency held during the test, µs (StartTestOptions.cpuIdleLatencyUs). */
   cpuIdleLatencyUs?: number;
+  /** Request timeouts of the adapter (LlmSutOptions.timeouts: first byte 300 s, idle 120 s, total 3600 s by default). */
+  timeouts?: TimeoutOptions;
+  /** Retries of the adapter (LlmSutOptions.retry: 3 per sample, before its first token, by default). */
+  retry?: RetryOptions;
   /** The adapter's threads poll instead of sleeping (LlmSutOptions.busyPoll). */
   busyPoll?: boolean | { idleMs?: number };
   /** Where the MLPerf logs and the result files go. */
@@ -279,15 +286,33 @@ function checkEndpoints(endpoints: readonly (string | EndpointConfig)[]): void {
   }
 }
 
-function checkOutdir(outdir: string): void {
-  try {
-    mkdirSync(outdir, { recursive: true });
-    if (!statSync(outdir).isDirectory()) throw new Error('not a directory');
-    accessSync(outdir, constants.W_OK);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`output directory ${outdir}: ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code === 'EACCES' ? 'not writable' : (err as Error).message}`);
+/**
+ * Accuracy passes and aborted tests end without a results block, so the
+ * summary's counts are 0: take the samples the engine completed (its
+ * progress holds the finished test's totals until the next test starts) and
+ * the output tokens the adapter counted (plus those of samples restored from
+ * the journal).
+ */
+export function countUnsummarized(result: TestResult, report: SutReport | null, restoredTokens = 0): void {
+  if (result.metric !== null) return;
+  const p = native.progress();
+  const samples = p.completedSamples;
+  const spq = result.scenario === 'MultiStream' ? Math.max(1, result.effective.samplesPerQuery) : 1;
+  // With --resume, the samples completed from the journal count too.
+  const tokens = (report ? report.endpoints.reduce((a, e) => a + e.outputTokens, 0) : 0) + restoredTokens;
+  // Offline issues everything as one query.
+  const queries = result.scenario === 'Offline' ? (p.issuedSamples > 0 ? 1 : 0) : Math.floor(samples / spq);
+  result.counts = { ...result.counts, samples, queries, tokens: Math.max(result.counts.tokens, tokens) };
+}
+
+/** The adapter's timeouts and retries, refused before anything starts (createLlmSut would only see them after the simulator is up). */
+function checkRequestLimits(o: Pick<RunBenchmarkOptions, 'timeouts' | 'retry'>): void {
+  for (const [k, flag] of [['firstByteMs', '--timeout-first-byte'], ['idleMs', '--timeout-idle'], ['totalMs', '--timeout-total'], ['connectMs', 'timeouts.connectMs']] as const) {
+    const v = o.timeouts?.[k];
+    if (v !== undefined && !(typeof v === 'number' && v > 0 && v <= 2 ** 31 - 1)) throw new UsageError(`${flag} (timeouts.${k}) must be a number of milliseconds > 0, got ${String(v)}`);
   }
+  const n = o.retry?.maxRetries;
+  if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) throw new UsageError(`--retries (retry.maxRetries) must be an integer >= 0, got ${String(n)}`);
 }
 
 /** Adds output tokens and failures to the timeline from the per-sample timings (exact, after the run). */
@@ -357,7 +382,7 @@ class ProgressSampler {
   readonly timeline: TimelinePoint[] = [];
   /** The test's start on the engine's clock (ns), once known. */
   startNs: number | null = null;
-  private last: { atMs: number; tokens: number; errors: number; completed: number } | null = null;
+  private last: { atMs: number; tokens: number; errors: number; requestErrors: number; completed: number } | null = null;
   private prev: { atMs: number; tokens: number } | null = null;
   private reportEveryMs = 2000;
   private nextReportAt = 0;
@@ -380,7 +405,7 @@ class ProgressSampler {
     if (this.live !== null) {
       // The adapter's shared counters: no report (which copies every per-sample array) mid-run.
       this.prev = this.last;
-      this.last = { atMs, tokens: this.live[0], errors: this.live[2], completed: this.live[1] };
+      this.last = { atMs, tokens: this.live[0], errors: this.live[2], requestErrors: this.live.length > 3 ? this.live[3] : this.live[2], completed: this.live[1] };
       return;
     }
     if (this.busy) return;
@@ -392,7 +417,8 @@ class ProgressSampler {
         this.reportEveryMs = Math.max(2000, (performance.now() - t0) * 100);
         this.prev = this.last;
         const tokens = r.endpoints.reduce((a, e) => a + e.outputTokens, 0);
-        this.last = { atMs, tokens, errors: r.samples.failed, completed: r.samples.completed - r.samples.failed };
+        const requestErrors = r.endpoints.reduce((a, e) => a + e.errors, 0);
+        this.last = { atMs, tokens, errors: r.samples.failed, requestErrors: Math.max(requestErrors, r.samples.failed), completed: r.samples.completed - r.samples.failed };
       })
       .catch(() => undefined)
       .finally(() => {
@@ -433,6 +459,7 @@ class ProgressSampler {
         qps,
         tokensPerSecond: tps,
         errors: last ? last.errors : null,
+        requestErrors: last ? last.requestErrors : null,
         remainingMs: estimateRemainingMs(this.settings, this.datasetSize, { elapsedMs, issued: p.issuedSamples, completed: p.completedSamples, qps }),
       });
     } catch (err) {
@@ -464,10 +491,11 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   if (options.api === 'generate' && (options.backend === 'vllm' || options.backend === 'openai')) {
     throw new UsageError(`the generate API is SGLang's native route; backend ${options.backend} does not have it (use --api completions or chat)`);
   }
+  checkRequestLimits(options);
   const composed = composeSettings(options, simulated);
   const settings = composed.settings;
-  const outdir = resolve(options.outdir);
-  checkOutdir(outdir);
+  // Checked now, created once every other input is checked: a usage error leaves nothing behind.
+  const outdir = checkOutputDir(options.outdir);
   if (options.tokenizer !== undefined) await checkTokenizer(options.tokenizer);
   // Conversations: replay gives the dataset (chat API), live a SUT of its own (lib/multiturn/run-conversations.ts).
   const conversations = options.conversations ? await openConversations(options, settings, composed.userFields, log) : null;
@@ -478,6 +506,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   if (settings.performanceSampleCountOverride > dataset.size) {
     log(`note: the benchmark's performance sample count is ${settings.performanceSampleCountOverride}; the dataset has ${dataset.size} samples, so the run uses ${dataset.size}`);
   }
+  createOutputDir(outdir);
 
   let sim: Simulator | null = null;
   let llm: LlmSut | null = null;
@@ -499,6 +528,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     }
     const benchmarkPreset = options.benchmark && DATASET_PRESETS[presetKey(options.benchmark)] ? options.benchmark : undefined;
     if (options.benchmark && !benchmarkPreset) log(`note: no reference sampling values are known for ${options.benchmark}; the adapter's defaults apply`);
+    if (conversations?.mode === 'live' && (options.timeouts || options.retry)) log('note: --timeout-* and --retries apply to the request adapter; live multi-turn conversations keep their own 300 s per-request timeout');
     if (conversations?.mode === 'live' && options.busyPoll) log('note: --busy-poll applies to the adapter\'s worker threads; live multi-turn conversations run on the main thread and sleep between events');
     try {
       llm = conversations?.mode === 'live' ? await conversations.liveSut(splitConcurrency(endpoints, options.concurrency), log) : await createLlmSut({
@@ -511,6 +541,8 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         sampling: options.sampling,
         workers: options.workers,
         busyPoll: options.busyPoll,
+        timeouts: options.timeouts,
+        retry: options.retry,
         apiKey: options.apiKey,
         recordTimings: true,
         journal: extras.journalTarget,
@@ -559,6 +591,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       log(`warning: the adapter report could not be read: ${(err as Error).message}`);
     }
     fillTimeline(sampler.timeline, sampler.startNs, report?.timings);
+    countUnsummarized(result, report, extras.journal?.restoredTokens ?? 0);
 
     const record: RunRecord = {
       tool: { name: '@x/loadgen', version: packageVersion(), engineVersion: native.engineVersion },

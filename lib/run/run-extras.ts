@@ -42,8 +42,8 @@ const CHECK_EVERY_MS = 100;
 const STATE_EVERY_MS = 2000;
 
 export class RunExtras {
-  /** Live counters the adapter's threads add to: [output tokens, completed samples, failed samples]. */
-  readonly counters = new SharedArrayBuffer(12);
+  /** Live counters the adapter's threads add to: [output tokens, completed samples, failed samples, failed requests]. */
+  readonly counters = new SharedArrayBuffer(16);
   private readonly live = new Int32Array(this.counters);
   private scraper: MetricsScraper | null = null;
   private urls: string[] = [];
@@ -207,7 +207,9 @@ export class RunExtras {
       note = `${note ? `${note}; ` : ''}${missing} accuracy samples are not done: continue with --resume ${this.outdir}`;
     }
     try {
-      writeRunState(this.outdir, { ...this.state, state, note, updatedAt: new Date().toISOString(), progress: { issued: r.counts.samples, completed: r.counts.samples, elapsedMs: Math.round(this.elapsedMs) } });
+      // The finished test's totals (every pass; the summary's counts are 0 for accuracy passes and aborted tests).
+      const p = native.progress();
+      writeRunState(this.outdir, { ...this.state, state, note, updatedAt: new Date().toISOString(), progress: { issued: p.issuedSamples, completed: p.completedSamples, elapsedMs: Math.round(this.elapsedMs) } });
     } catch (err) {
       this.log(`warning: run-state.json could not be written: ${(err as Error).message}`);
     }

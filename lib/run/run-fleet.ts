@@ -3,12 +3,11 @@
 // afterwards whatever happened: success, failure or Ctrl-C (a second
 // Ctrl-C exits at once; the launcher's exit hook still ends them). Their
 // configuration, versions, logs and events go into the record.
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-
 import { UsageError } from '../core/errors.js';
 import type { RunRecord } from '../results/run-record.js';
 import type { RunBenchmarkOptions } from './run-benchmark.js';
+import { createOutputDir } from './output-dir.js';
+
 import { Fleet } from '../fleet/fleet.js';
 import type { ServerSpec } from '../fleet/types.js';
 
@@ -20,10 +19,9 @@ export interface FleetRunOptions {
 /** Starts the servers, runs runBenchmark against them (plus any other endpoints), stops them; the record has `servers`. */
 export async function runWithFleet(specs: readonly ServerSpec[], options: RunBenchmarkOptions, fo: FleetRunOptions = {}): Promise<RunRecord> {
   if (options.simulator !== undefined) throw new UsageError("'simulator' options are for the built-in simulator; with servers:, use backend: simulator and its simulator: map");
-  if (typeof options.outdir !== 'string' || options.outdir === '') throw new UsageError('an output directory is required');
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const outdir = resolve(options.outdir);
-  mkdirSync(outdir, { recursive: true });
+  // The servers' logs go into it (a pseudo filesystem or unwritable parent is refused here).
+  const outdir = createOutputDir(options.outdir);
   const fleet = await Fleet.start(specs, { outdir, log, progressEveryMs: fo.progressEveryMs });
   try {
     const { runBenchmark, writeRunFiles } = await import('./run-benchmark.js');

@@ -67,7 +67,7 @@ export interface DriverConfig {
   busyPoll?: { idleMs: number } | null;
   /** Append every completed sample to a journal (accuracy and submission runs; see lib/resume). */
   journal?: JournalTarget | null;
-  /** Int32Array view shared with the main thread: [0] output tokens, [1] samples completed (live budgets). */
+  /** Int32Array view shared with the main thread: [0] output tokens, [1] samples completed (live budgets), [2] samples failed and [3] failed requests (retried ones too) when it is that long. */
   counters?: SharedArrayBuffer | null;
 }
 
@@ -625,6 +625,8 @@ export class HttpDriver {
   recordFailure(x: Exchange, f: Failure): void {
     const k = x.endpoint >= 0 ? x.endpoint : x.lastEndpoint;
     if (k >= 0 && f.kind !== 'superseded') {
+      // Live: failed requests as they happen (retried ones too), for the progress line.
+      if (this.counters !== null && this.counters.length > 3) Atomics.add(this.counters, 3, 1);
       const s = this.epStats[k];
       s.errors++;
       bump(s.errorKinds, f.kind);

@@ -88,7 +88,7 @@ export interface LlmSutOptions {
   onWarning?: (message: string) => void;
   /** Journal completed samples (lib/resume: accuracy and submission runs). */
   journal?: JournalTarget | null;
-  /** Int32Array view the threads add to: [0] output tokens, [1] completed samples (live budgets). */
+  /** Int32Array view the threads add to: [0] output tokens, [1] completed samples (live budgets), [2] samples failed and [3] failed requests (retried ones too) when it is that long. */
   counters?: SharedArrayBuffer | null;
 }
 

@@ -343,7 +343,7 @@ describe('bad input: exit 2, a clear message, no stack trace', () => {
     ['broken YAML', () => ['run', '--config', join(dir, 'cfg', 'broken.yaml')], /invalid YAML/],
     ['zero concurrency', () => ['run', '--scenario', 'Server', '--concurrency', '0'], /--concurrency must be an integer >= 1/],
     ['negative workers', () => ['run', '--scenario', 'Server', '--workers', '-2'], /--workers must be an integer >= 0/],
-    ['output dir is a file', () => ['run', '--scenario', 'Server', '--output-dir', fileInTheWay], /output directory .*not-a-dir/],
+    ['output dir is a file', () => ['run', '--scenario', 'Server', '--output-dir', fileInTheWay], /--output-dir .*not-a-dir: a file is in the way/],
     ['find-peak on Offline', () => ['run', '--scenario', 'Offline', '--mode', 'find-peak'], /find-peak mode needs the Server scenario/],
     ['token-id prompts on the chat API', () => ['run', '--scenario', 'Offline', '--api', 'chat', '--synthetic-samples', '4', '--output-dir', join(dir, 'chat')], /the chat API needs a text or messages prompt/],
     ['simulator options that do not exist', () => ['run', '--config', writeText(dir, 'sim.yaml', 'scenario: Server\nsimulator: { decodeSteps: 3 }\n')], /simulator: .*decodeSteps/],

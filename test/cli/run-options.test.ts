@@ -443,11 +443,13 @@ describe('exit codes and the summary', () => {
     }) as unknown as RunRecord;
   const sut = (issued: number, failed: number) => ({ samples: { issued, completed: issued, failed, retried: 0 }, errorKinds: failed ? { refused: failed } : {} });
 
-  test('0 VALID, 1 INVALID, 3 every request failed, 4 aborted otherwise, 130 Ctrl-C', () => {
+  test('0 VALID, 1 INVALID, 3 every request failed, 6 some samples failed, 4 aborted otherwise, 130 Ctrl-C', () => {
     expect(exitCodeOf(record({}), false)).toBe(0);
     expect(exitCodeOf(record({ valid: null, mode: 'AccuracyOnly' }), false)).toBe(0);
     expect(exitCodeOf(record({ valid: false }), false)).toBe(1);
-    expect(exitCodeOf(record({ valid: false }, sut(10, 3)), false)).toBe(1);
+    // Samples failed: 6 (the submission checker rejects the logs), whatever LoadGen's verdict.
+    expect(exitCodeOf(record({ valid: false }, sut(10, 3)), false)).toBe(6);
+    expect(exitCodeOf(record({}, sut(10, 3)), false)).toBe(6);
     expect(exitCodeOf(record({ valid: false }, sut(10, 10)), false)).toBe(3);
     expect(exitCodeOf(record({ aborted: true, abortReason: 'an adapter worker thread failed' }), false)).toBe(4);
     expect(exitCodeOf(record({ aborted: true, abortReason: 'SIGINT' }), false)).toBe(130);

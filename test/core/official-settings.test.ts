@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { builtinBenchmarks, loadSettings, type TestScenario } from '../../lib/index.js';
 import { toEngineSettings } from '../../lib/core/settings.js';
 import { parseSetOptions } from '../../lib/cli/set-option.js';
+import type { RunRecord } from '../../lib/results/run-record.js';
+import { runStatusOf } from '../../lib/results/run-status.js';
 import { cleanupTempDirs, detailErrors, detailValue, inlineSut, makeTempDir, MLPERF_SEEDS, nullQsl, readAccuracy, readDetail, runTest } from '../helpers.js';
 
 afterAll(cleanupTempDirs);
@@ -45,6 +47,10 @@ describe('values the official engine accepts', () => {
     expect(result.errors.messages.some((m) => m.startsWith('error_invalid_test_settings') && m.includes('server_target_qps'))).toBe(true);
     const detail = readDetail(result.logs.detail);
     expect(detailErrors(detail).map((e) => e.key)).toContain('error_invalid_test_settings');
+    // The run is not reported clean, and the status names the correction.
+    const run = runStatusOf({ result, sut: null } as unknown as RunRecord);
+    expect(run.status).toBe('ERRORS');
+    expect(run.message).toContain('Invalid value for server_target_qps requested');
   });
 
   it('offlineExpectedQps 0: the single query has min_query_count samples', async () => {
