@@ -12,10 +12,28 @@ import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
 import { SseReader, type SseSink } from './sse.js';
 import { requestIdString } from './request-id.js';
 import { Fifo, SampleFifo } from './request-queue.js';
+import {
+  S_CONSUMED,
+  S_CRLF,
+  S_DONE,
+  S_EVENT_END,
+  S_EVENT_START,
+  S_FINISHED,
+  S_IDS_LEN,
+  S_MULTI_CHUNKS,
+  S_SERVER_COUNT,
+  S_STATUS,
+  S_TOKEN_CHUNKS,
+  SSE_IDS,
+  SSE_STATE,
+  STATUS_HAND_BACK,
+  STATUS_NEED_ROOM,
+} from './scan-slots.js';
 import { Column } from './column.js';
 import { LogHistogram, bump } from './stats.js';
 import type { TokenSource, WireApiName } from './types.js';
 import { buildBatchBody } from './wire/request-body.js';
+import { readFullResponses, scanBody } from './wire/full-responses.js';
 import { decodeGenerateChunk } from './wire/generate-chunks.js';
 import { decodeOpenAiChunk, errorMessageOf } from './wire/openai-chunks.js';
 import { CHUNK_ERROR, CHUNK_MALFORMED, CHUNK_TOKENS, StreamState } from './wire/stream-state.js';
@@ -147,23 +165,6 @@ interface Failure {
 }
 
 const issueScratch = new Float64Array(2);
-
-// Slots of the native SSE scanner's state (native/sse/sse_scan.h).
-const S_IDS_LEN = 0;
-const S_SERVER_COUNT = 1;
-const S_FINISHED = 2;
-const S_DONE = 3;
-const S_STATUS = 4;
-const S_CONSUMED = 5;
-const S_EVENT_START = 6;
-const S_EVENT_END = 7;
-const S_TOKEN_CHUNKS = 8;
-const S_MULTI_CHUNKS = 9;
-const S_CRLF = 11;
-const STATUS_NEED_ROOM = 1;
-const SSE_STATE = native.sseState;
-const SSE_IDS = native.sseIds;
-const STATUS_HAND_BACK = 2;
 
 /** Response ids are (test number × 2^32) + sequence id (native/engine/issue_run.h). */
 const ID_BASE = 2 ** 32;
@@ -1215,50 +1216,4 @@ class Exchange implements SseSink {
 function allValid(ids: Int32Array, n: number): boolean {
   for (let i = 0; i < n; i++) if (ids[i] < 0) return false;
   return true;
-}
-
-interface FullResult {
-  count: number;
-  ids: Int32Array | null;
-}
-
-/**
- * A single-choice body's ids and count in one native call, no JSON.parse
- * (which costs more than the rest of a request together); null when the
- * body is anything else (the JSON path then decides). The ids view is this
- * thread's scratch: use it before the next scan.
- */
-function scanBody(buf: Buffer): FullResult[] | null {
-  native.bodyScan(buf);
-  if (SSE_STATE[S_STATUS] !== 0) return null;
-  const n = SSE_STATE[S_IDS_LEN];
-  const server = SSE_STATE[S_SERVER_COUNT];
-  return [{ count: server >= 0 ? server : n, ids: SSE_IDS.subarray(0, n) }];
-}
-
-/** Token ids and counts of a non-streaming response (one or a batch), or an error message. */
-export function readFullResponses(body: unknown, api: WireApiName, expected: number): FullResult[] | string {
-  if (api === 'generate') {
-    const items = Array.isArray(body) ? body : [body];
-    if (items.length !== expected) return `expected ${expected} results, got ${items.length}`;
-    return items.map((it) => {
-      const o = it as { output_ids?: unknown; meta_info?: { completion_tokens?: unknown } };
-      const ids = Array.isArray(o.output_ids) ? Int32Array.from(o.output_ids as number[]) : null;
-      const c = o.meta_info?.completion_tokens;
-      return { count: typeof c === 'number' ? c : ids ? ids.length : 0, ids };
-    });
-  }
-  const o = body as { choices?: unknown; usage?: { completion_tokens?: unknown } };
-  if (!Array.isArray(o.choices)) return errorMessageOf(body) ?? 'the response has no choices';
-  const out: FullResult[] = new Array(expected);
-  for (const ch of o.choices as { index?: number; token_ids?: unknown; text?: unknown; message?: { content?: unknown } }[]) {
-    const i = typeof ch.index === 'number' ? ch.index : 0;
-    if (i < 0 || i >= expected) return `choice index ${i} out of range`;
-    const ids = Array.isArray(ch.token_ids) ? Int32Array.from(ch.token_ids as number[]) : null;
-    out[i] = { count: ids ? ids.length : 0, ids };
-  }
-  for (let i = 0; i < expected; i++) if (!out[i]) return `no choice for prompt ${i}`;
-  const usage = o.usage?.completion_tokens;
-  if (expected === 1 && typeof usage === 'number') out[0].count = usage;
-  return out;
 }
