@@ -11,6 +11,7 @@ import { chunkedOnly, keepable, markBody, markIdle, reusedReadConnector } from '
 import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
 import { SseReader, type SseSink } from './sse.js';
 import { requestIdString } from './request-id.js';
+import { CLOSED, type Failure, httpFailure, networkFailure, SUPERSEDED } from './failure.js';
 import { Fifo, SampleFifo } from './request-queue.js';
 import {
   S_CONSUMED,
@@ -35,7 +36,7 @@ import type { TokenSource, WireApiName } from './types.js';
 import { buildBatchBody } from './wire/request-body.js';
 import { readFullResponses, scanBody } from './wire/full-responses.js';
 import { decodeGenerateChunk } from './wire/generate-chunks.js';
-import { decodeOpenAiChunk, errorMessageOf } from './wire/openai-chunks.js';
+import { decodeOpenAiChunk } from './wire/openai-chunks.js';
 import { CHUNK_ERROR, CHUNK_MALFORMED, CHUNK_TOKENS, StreamState } from './wire/stream-state.js';
 import { FIRST_TOKEN_ABSENT, FIRST_TOKEN_DATA, FIRST_TOKEN_NONE } from '../resume/journal-format.js';
 import { JournalWriter, type JournalTarget } from '../resume/journal-writer.js';
@@ -140,8 +141,6 @@ export const TIMING_FIELDS = [
 ] as const;
 const TF = TIMING_FIELDS.length;
 
-const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
-
 class EndpointStats {
   requests = 0;
   completed = 0;
@@ -154,23 +153,10 @@ class EndpointStats {
   latency = new Column();
 }
 
-/** Why an attempt failed, and whether another attempt may help. */
-interface Failure {
-  kind: string;
-  message: string;
-  retryable: boolean;
-  /** Counts against the endpoint's circuit breaker. */
-  endpointFault: boolean;
-  retryAfterMs: number;
-}
-
 const issueScratch = new Float64Array(2);
 
 /** Response ids are (test number × 2^32) + sequence id (native/engine/issue_run.h). */
 const ID_BASE = 2 ** 32;
-
-const CLOSED: Failure = { kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 };
-const SUPERSEDED: Failure = { kind: 'superseded', message: 'a newer test started', retryable: false, endpointFault: false, retryAfterMs: 0 };
 
 export class HttpDriver {
   private readonly pools: Pool[];
@@ -1007,7 +993,7 @@ class Exchange implements SseSink {
   onComplete(_trailers: unknown): void {
     if (this.ended) return;
     if (this.status !== 200) {
-      this.attemptFailed(this.httpFailure());
+      this.attemptFailed(httpFailure(this.status, this.bodyParts, this.retryAfterMs));
       return;
     }
     if (!this.d.cfg.stream) {
@@ -1030,7 +1016,7 @@ class Exchange implements SseSink {
 
   onError(err: Error): void {
     if (this.ended) return;
-    this.attemptFailed(this.networkFailure(err));
+    this.attemptFailed(networkFailure(err, this.abortReason, this.abortKind));
   }
 
   // ---- SSE ----
@@ -1167,49 +1153,6 @@ class Exchange implements SseSink {
     this.d.sampleFailed(this, f, ids.length);
     this.d.recordTiming(this, false, 0);
     this.d.finished(this);
-  }
-
-  private httpFailure(): Failure {
-    let message = `HTTP ${this.status}`;
-    if (this.bodyParts.length > 0) {
-      const text = Buffer.concat(this.bodyParts).toString('utf8');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      const m = errorMessageOf(parsed);
-      message += `: ${m ?? text.slice(0, 300)}`;
-    }
-    const retryable = RETRYABLE_STATUS.has(this.status);
-    return { kind: `http-${this.status}`, message, retryable, endpointFault: retryable, retryAfterMs: this.retryAfterMs };
-  }
-
-  private networkFailure(err: Error): Failure {
-    const code = (err as { code?: string }).code ?? '';
-    if (this.abortReason !== null) return { kind: this.abortKind, message: this.abortReason, retryable: false, endpointFault: false, retryAfterMs: 0 };
-    const message = err.message || code || 'network error';
-    switch (code) {
-      case 'UND_ERR_CONNECT_TIMEOUT':
-        return { kind: 'connect-timeout', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
-      case 'UND_ERR_HEADERS_TIMEOUT':
-        return { kind: 'first-byte-timeout', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
-      case 'UND_ERR_BODY_TIMEOUT':
-        return { kind: 'idle-timeout', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
-      case 'ECONNREFUSED':
-        return { kind: 'connection-refused', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
-      case 'ECONNRESET':
-      case 'EPIPE':
-      case 'UND_ERR_SOCKET':
-      case 'UND_ERR_CLOSED':
-        return { kind: 'connection-reset', message, retryable: true, endpointFault: true, retryAfterMs: 0 };
-      case 'UND_ERR_DESTROYED':
-      case 'UND_ERR_CLIENT_DESTROYED':
-        return { kind: 'closed', message, retryable: false, endpointFault: false, retryAfterMs: 0 };
-      default:
-        return { kind: 'network-error', message: code ? `${code}: ${message}` : message, retryable: true, endpointFault: true, retryAfterMs: 0 };
-    }
   }
 }
 
