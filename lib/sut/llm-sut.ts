@@ -16,7 +16,8 @@ import { WORKER_QUEUES, type QuerySample, type QuerySampleLibrary, type SystemUn
 import { BodyStore } from './body-store.js';
 import { EndpointError, parseEndpointUrl } from './endpoint-url.js';
 import { Feeder } from './feeder.js';
-import { HttpDriver, type DriverConfig, type DriverSnapshot } from './http-driver.js';
+import type { DriverConfig } from './driver-config.js';
+import { HttpDriver, type DriverSnapshot } from './http-driver.js';
 import { probeEndpoint, type ProbeResult } from './probe.js';
 import { mergeSnapshots } from './report.js';
 import { Router } from './routing.js';
