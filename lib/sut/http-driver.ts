@@ -1,15 +1,19 @@
 // The HTTP side of the adapter, one per thread (a worker thread, or the main
-// thread with `workers: 0`): sends each sample's prebuilt body over an undici
-// pool, reads the stream, and completes the sample straight into the engine.
-// Retries happen only before the first token (a retry after it would restart
-// the clock the engine already stopped for TTFT and corrupt the latency).
+// thread with `workers: 0`): takes each sample, picks an endpoint, sends the
+// sample's prebuilt body over an undici pool, retries, and enforces the
+// deadlines. Retries happen only before the first token (a retry after it
+// would restart the clock the engine already stopped for TTFT and corrupt
+// the latency). Its parts: request-queue.ts (what waits to be sent),
+// exchange.ts (one request across its attempts, reading the answer and
+// completing the sample straight into the engine), http-attempt.ts (undici's
+// handler of one attempt), failure.ts, driver-stats.ts (what it counts).
 import { Pool } from 'undici';
 
 import { native } from '../core/binding.js';
 import { JournalWriter } from '../resume/journal-writer.js';
 import type { BodyStore } from './body-store.js';
-import { Column } from './column.js';
 import type { DriverConfig } from './driver-config.js';
+import { DriverStats } from './driver-stats.js';
 import { Exchange, type ExchangeDriver } from './exchange.js';
 import { CLOSED, type Failure, SUPERSEDED } from './failure.js';
 import { Attempt } from './http-attempt.js';
@@ -17,77 +21,13 @@ import { Fifo, SampleFifo } from './request-queue.js';
 import { requestIdString } from './request-id.js';
 import { reusedReadConnector } from './reused-reads.js';
 import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
-import { LogHistogram, bump } from './stats.js';
+import { bump } from './stats.js';
 import { buildBatchBody } from './wire/request-body.js';
-
-/** Plain-data report of one driver, merged across threads. */
-export interface DriverSnapshot {
-  issued: number;
-  /** Exchanges ever created = the most held at once (pooled, reused). */
-  peakInFlight: number;
-  completed: number;
-  failed: number;
-  retried: number;
-  errorKinds: Record<string, number>;
-  chunks: number;
-  multiTokenChunks: number;
-  chunkTokens: number;
-  noIdSamples: number;
-  gaps: { counts: Float64Array; total: number; sum: number; min: number; max: number };
-  issueDelayNs: Float64Array;
-  headersNs: Float64Array;
-  endpoints: {
-    requests: number;
-    completed: number;
-    errors: number;
-    retries: number;
-    outputTokens: number;
-    errorKinds: Record<string, number>;
-    ttftNs: Float64Array;
-    tpotNs: Float64Array;
-    latencyNs: Float64Array;
-  }[];
-  /** Columns of per-sample timings (recordTimings), see TIMING_FIELDS. */
-  timings: Float64Array | null;
-  timingErrors: string[] | null;
-}
-
-export const TIMING_FIELDS = [
-  'id',
-  'index',
-  'endpoint',
-  'attempts',
-  'scheduledNs',
-  'issuedNs',
-  'sentNs',
-  'headersNs',
-  'firstTokenNs',
-  'endNs',
-  'chunks',
-  'multiTokenChunks',
-  'tokens',
-  'maxGapNs',
-  'ok',
-  'dispatchedNs',
-] as const;
-const TF = TIMING_FIELDS.length;
-
-class EndpointStats {
-  requests = 0;
-  completed = 0;
-  errors = 0;
-  retries = 0;
-  outputTokens = 0;
-  errorKinds: Record<string, number> = {};
-  ttft = new Column();
-  tpot = new Column();
-  latency = new Column();
-}
 
 /** Response ids are (test number × 2^32) + sequence id (native/engine/issue_run.h). */
 const ID_BASE = 2 ** 32;
 
-export class HttpDriver implements ExchangeDriver {
+export class HttpDriver extends DriverStats implements ExchangeDriver {
   private readonly pools: Pool[];
   private readonly free: Exchange[] = [];
   /** Exchanges with an attempt out; each knows its index (activeSlot) for a removal without hashing. */
@@ -97,37 +37,20 @@ export class HttpDriver implements ExchangeDriver {
   private readonly retrying = new Set<Exchange>(); // backing off before a retry
   private backlogTimer: NodeJS.Timeout | null = null;
   private readonly sweep: NodeJS.Timeout;
-  private readonly epStats: EndpointStats[];
-  private readonly gaps = new LogHistogram();
-  private readonly issueDelay = new Column();
-  private readonly headersDelay = new Column();
-  private timings: Column | null;
-  private timingErrors: string[] | null;
-  private errorLines = 0;
   private unsent = 0;
-  private created = 0;
   private testNumber = -1; // of the newest sample seen (the engine's id base: id / 2^32)
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   readonly headerList: string[];
-  issued = 0;
-  completed = 0;
-  failed = 0;
-  retried = 0;
-  errorKinds: Record<string, number> = {};
-  chunks = 0;
-  multiTokenChunks = 0;
-  chunkTokens = 0;
-  noIdSamples = 0;
   readonly journal: JournalWriter | null;
-  private readonly counters: Int32Array | null;
   private readonly busyPoll: boolean;
 
   constructor(
-    readonly cfg: DriverConfig,
+    cfg: DriverConfig,
     readonly router: Router,
     public bodies: BodyStore | null,
   ) {
+    super(cfg);
     this.pools = cfg.endpoints.map(
       (e) =>
         new Pool(e.origin, {
@@ -144,16 +67,12 @@ export class HttpDriver implements ExchangeDriver {
           connect: reusedReadConnector(cfg.connectMs),
         }),
     );
-    this.epStats = cfg.endpoints.map(() => new EndpointStats());
-    this.timings = cfg.recordTimings ? new Column(64 * TF) : null;
-    this.timingErrors = cfg.recordTimings ? [] : null;
     this.headerList = ['content-type', 'application/json'];
     for (const [k, v] of Object.entries(cfg.headers)) this.headerList.push(k, v);
     // Often enough for the first-byte and idle-read timeouts to fire within a quarter of them late.
     this.sweep = setInterval(() => this.checkDeadlines(), Math.max(10, Math.min(200, Math.min(cfg.firstByteMs, cfg.idleMs) / 4)));
     this.sweep.unref();
     this.journal = cfg.journal ? new JournalWriter(cfg.journal) : null;
-    this.counters = cfg.counters ? new Int32Array(cfg.counters) : null;
     this.busyPoll = cfg.busyPoll != null;
     if (this.busyPoll) native.busyPollEnable(cfg.busyPoll!.idleMs);
   }
@@ -241,38 +160,6 @@ export class HttpDriver implements ExchangeDriver {
     await Promise.all(this.pools.map((p) => p.destroy().catch(() => undefined)));
     this.journal?.close();
     if (this.busyPoll) native.busyPollDisable();
-  }
-
-  snapshot(): DriverSnapshot {
-    const g = this.gaps;
-    return {
-      issued: this.issued,
-      peakInFlight: this.created,
-      completed: this.completed,
-      failed: this.failed,
-      retried: this.retried,
-      errorKinds: { ...this.errorKinds },
-      chunks: this.chunks,
-      multiTokenChunks: this.multiTokenChunks,
-      chunkTokens: this.chunkTokens,
-      noIdSamples: this.noIdSamples,
-      gaps: { counts: g.counts.slice(), total: g.total, sum: g.sum, min: g.min, max: g.max },
-      issueDelayNs: this.issueDelay.toArray(),
-      headersNs: this.headersDelay.toArray(),
-      endpoints: this.epStats.map((s) => ({
-        requests: s.requests,
-        completed: s.completed,
-        errors: s.errors,
-        retries: s.retries,
-        outputTokens: s.outputTokens,
-        errorKinds: { ...s.errorKinds },
-        ttftNs: s.ttft.toArray(),
-        tpotNs: s.tpot.toArray(),
-        latencyNs: s.latency.toArray(),
-      })),
-      timings: this.timings ? this.timings.toArray() : null,
-      timingErrors: this.timingErrors ? [...this.timingErrors] : null,
-    };
   }
 
   // ---- internals used by Exchange ----
@@ -455,96 +342,6 @@ export class HttpDriver implements ExchangeDriver {
       bump(s.errorKinds, f.kind);
       if (f.endpointFault && this.router.failure(k)) bump(this.errorKinds, 'breaker-opened');
     }
-  }
-
-  sampleFailed(x: Exchange, f: Failure, count: number): void {
-    this.failed += count;
-    if (this.counters !== null && this.counters.length > 2) Atomics.add(this.counters, 2, count);
-    bump(this.errorKinds, f.kind, count);
-    if (f.kind === 'superseded') return; // counted; the detail log is the new test's
-    const url = x.lastEndpoint >= 0 ? this.cfg.endpoints[x.lastEndpoint].origin : 'no endpoint';
-    const what = count > 1 ? `${count} samples (batch from qsl_idx ${x.index})` : `sample ${x.id} (qsl_idx ${x.index})`;
-    const line = `${what} failed after ${x.attempts} attempt(s) at ${url}: ${f.kind}: ${f.message}`;
-    if (this.errorLines < this.cfg.maxErrorLines) {
-      this.errorLines++;
-      native.logSutMessage('error_runtime', line, 2);
-    } else if (this.errorLines === this.cfg.maxErrorLines) {
-      this.errorLines++;
-      native.logSutMessage('error_runtime', 'more samples failed; further failures are counted in the result only', 2);
-    }
-    if (this.timingErrors && this.timingErrors.length < 10_000) this.timingErrors.push(`${x.id}: ${f.kind}: ${f.message}`);
-  }
-
-  sampleDone(x: Exchange, tokens: number): void {
-    this.completed++;
-    if (this.counters !== null) {
-      Atomics.add(this.counters, 0, tokens);
-      Atomics.add(this.counters, 1, 1);
-    }
-    const k = x.lastEndpoint >= 0 ? x.lastEndpoint : x.endpoint;
-    const s = this.epStats[k];
-    s.completed++;
-    s.outputTokens += tokens;
-    if (x.firstTokenNs > 0) {
-      s.ttft.push(x.firstTokenNs - x.sentNs);
-      if (tokens > 1) s.tpot.push((x.endNs - x.firstTokenNs) / (tokens - 1));
-    }
-    s.latency.push(x.endNs - x.sentNs);
-  }
-
-  recordChunk(x: Exchange, n: number, now: number): void {
-    this.chunks++;
-    this.chunkTokens += n;
-    if (n > 1) {
-      this.multiTokenChunks++;
-      x.multiTokenChunks++;
-    }
-    x.chunks++;
-    if (x.lastChunkNs > 0) {
-      const gap = now - x.lastChunkNs;
-      this.gaps.record(gap);
-      if (gap > x.maxGapNs) x.maxGapNs = gap;
-    }
-    x.lastChunkNs = now;
-  }
-
-  /** Several token-carrying chunks of one read (native path): they share its time. */
-  recordChunks(x: Exchange, chunks: number, multi: number, tokens: number, now: number): void {
-    this.chunks += chunks;
-    this.chunkTokens += tokens;
-    this.multiTokenChunks += multi;
-    x.multiTokenChunks += multi;
-    x.chunks += chunks;
-    if (x.lastChunkNs > 0) {
-      const gap = now - x.lastChunkNs;
-      this.gaps.record(gap);
-      if (gap > x.maxGapNs) x.maxGapNs = gap;
-    }
-    for (let i = 1; i < chunks; i++) this.gaps.record(0);
-    x.lastChunkNs = now;
-  }
-
-  recordTiming(x: Exchange, ok: boolean, tokens: number): void {
-    if (x.issuedNs > 0 && x.firstSentNs > 0) this.issueDelay.push(x.firstSentNs - x.issuedNs);
-    if (x.headersNs > 0) this.headersDelay.push(x.headersNs - x.sentNs);
-    const t = this.timings;
-    if (!t) return;
-    t.push(x.id);
-    t.push(x.index);
-    t.push(x.lastEndpoint >= 0 ? x.lastEndpoint : x.endpoint);
-    t.push(x.attempts);
-    t.push(x.scheduledNs || NaN);
-    t.push(x.issuedNs || NaN);
-    t.push(x.sentNs || NaN);
-    t.push(x.headersNs || NaN);
-    t.push(x.firstTokenNs || NaN);
-    t.push(x.endNs || NaN);
-    t.push(x.chunks);
-    t.push(x.multiTokenChunks);
-    t.push(tokens);
-    t.push(x.maxGapNs);
-    t.push(ok ? 1 : 0);
-    t.push(x.dispatchedNs || NaN);
   }
 
   private checkDeadlines(): void {
