@@ -10,12 +10,12 @@ import { native } from '../core/binding.js';
 import { FIRST_TOKEN_ABSENT, FIRST_TOKEN_DATA, FIRST_TOKEN_NONE } from '../resume/journal-format.js';
 import type { JournalWriter } from '../resume/journal-writer.js';
 import type { DriverConfig } from './driver-config.js';
-import { type Failure, httpFailure, networkFailure } from './failure.js';
+import { type Failure, httpFailure, networkFailure, retryAfterMsOf } from './failure.js';
 import { keepable } from './reused-reads.js';
 import type { Router } from './routing.js';
 import { S_CONSUMED, S_CRLF, S_DONE, S_EVENT_END, S_EVENT_START, S_FINISHED, S_IDS_LEN, S_MULTI_CHUNKS, S_SERVER_COUNT, S_STATUS, S_TOKEN_CHUNKS, SSE_IDS, SSE_STATE, STATUS_HAND_BACK, STATUS_NEED_ROOM } from './scan-slots.js';
 import { SseReader, type SseSink } from './sse.js';
-import { readFullResponses, scanBody } from './wire/full-responses.js';
+import { decodeFullBody } from './wire/full-responses.js';
 import { decodeGenerateChunk } from './wire/generate-chunks.js';
 import { decodeOpenAiChunk } from './wire/openai-chunks.js';
 import { CHUNK_ERROR, CHUNK_MALFORMED, CHUNK_TOKENS, StreamState } from './wire/stream-state.js';
@@ -202,14 +202,7 @@ export class Exchange implements SseSink {
   onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, _resume: () => void, _text: string): boolean {
     this.headersNs = native.nowNs();
     this.status = status;
-    if (status !== 200 && rawHeaders) {
-      for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-        if (String(rawHeaders[i]).toLowerCase() === 'retry-after') {
-          const s = Number(String(rawHeaders[i + 1]));
-          if (s >= 0) this.retryAfterMs = s * 1000;
-        }
-      }
-    }
+    if (status !== 200 && rawHeaders) this.retryAfterMs = retryAfterMsOf(rawHeaders, this.retryAfterMs);
     return true;
   }
 
@@ -407,23 +400,11 @@ export class Exchange implements SseSink {
     const parts = this.bodyParts;
     const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
     const expected = this.batchIds ? this.batchIds.length : 1;
-    let results = this.fastBody && expected === 1 ? scanBody(buf) : null;
-    if (results === null) {
-      let body: unknown;
-      try {
-        body = JSON.parse(buf.toString('utf8'));
-      } catch {
-        this.ended = false;
-        this.attemptFailed({ kind: 'malformed-body', message: 'the response body is not JSON', retryable: true, endpointFault: true, retryAfterMs: 0 });
-        return;
-      }
-      const read = readFullResponses(body, this.d.cfg.api, expected);
-      if (typeof read === 'string') {
-        this.ended = false;
-        this.attemptFailed({ kind: 'malformed-body', message: read, retryable: true, endpointFault: true, retryAfterMs: 0 });
-        return;
-      }
-      results = read;
+    const results = decodeFullBody(buf, this.d.cfg.api, expected, this.fastBody);
+    if (typeof results === 'string') {
+      this.ended = false;
+      this.attemptFailed({ kind: 'malformed-body', message: results, retryable: true, endpointFault: true, retryAfterMs: 0 });
+      return;
     }
     this.d.router.success(this.endpoint);
     this.d.releaseEndpoint(this);

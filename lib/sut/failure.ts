@@ -18,6 +18,18 @@ export const SUPERSEDED: Failure = { kind: 'superseded', message: 'a newer test 
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
+/** A refusal's Retry-After (in seconds) as ms; `current` when it has none. */
+export function retryAfterMsOf(rawHeaders: Buffer[] | string[], current: number): number {
+  let ms = current;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (String(rawHeaders[i]).toLowerCase() === 'retry-after') {
+      const s = Number(String(rawHeaders[i + 1]));
+      if (s >= 0) ms = s * 1000;
+    }
+  }
+  return ms;
+}
+
 /** A non-200 answer: its status and the server's message; retried when the status says the server may recover. */
 export function httpFailure(status: number, bodyParts: Buffer[], retryAfterMs: number): Failure {
   let message = `HTTP ${status}`;

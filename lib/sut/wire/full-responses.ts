@@ -12,17 +12,29 @@ export interface FullResult {
 }
 
 /**
- * A single-choice body's ids and count in one native call, no JSON.parse
- * (which costs more than the rest of a request together); null when the
- * body is anything else (the JSON path then decides). The ids view is this
- * thread's scratch: use it before the next scan.
+ * The results of a whole body, or why it cannot be used. With `scan`, a
+ * single answer is first read by the native scanner in one call, with no
+ * JSON.parse (which costs more than the rest of a request together); a body
+ * it cannot vouch for (an error, no ids, another shape) goes through
+ * JSON.parse. A scanned answer's ids are a view of this thread's scratch:
+ * use them before the next scan.
  */
-export function scanBody(buf: Buffer): FullResult[] | null {
-  native.bodyScan(buf);
-  if (SSE_STATE[S_STATUS] !== 0) return null;
-  const n = SSE_STATE[S_IDS_LEN];
-  const server = SSE_STATE[S_SERVER_COUNT];
-  return [{ count: server >= 0 ? server : n, ids: SSE_IDS.subarray(0, n) }];
+export function decodeFullBody(buf: Buffer, api: WireApiName, expected: number, scan: boolean): FullResult[] | string {
+  if (scan && expected === 1) {
+    native.bodyScan(buf);
+    if (SSE_STATE[S_STATUS] === 0) {
+      const n = SSE_STATE[S_IDS_LEN];
+      const server = SSE_STATE[S_SERVER_COUNT];
+      return [{ count: server >= 0 ? server : n, ids: SSE_IDS.subarray(0, n) }];
+    }
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(buf.toString('utf8'));
+  } catch {
+    return 'the response body is not JSON';
+  }
+  return readFullResponses(body, api, expected);
 }
 
 /** Token ids and counts of a non-streaming response (one or a batch), or an error message. */
