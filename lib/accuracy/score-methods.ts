@@ -101,15 +101,15 @@ export function scoreMixtral(
     metrics = { ...r.metrics };
     delete metrics.gen_num;
     if (o.keepSamples) {
-      orca.forEach((e, i) =>
+      orca.forEach((e, i) => {
         samples.push({
           qslIdx: e.qslIdx,
           output: r.pp[i]!,
           reference: refs[e.qslIdx]!,
           category: 'OpenOrca',
           scores: Object.fromEntries(Object.entries(r.per).map(([k, v]) => [k, v[i]!])),
-        }),
-      );
+        });
+      });
     }
   } else {
     metrics.gen_len = 0;

@@ -184,7 +184,7 @@ export class Exchange implements SseSink {
 
   /** When the body last made progress (headers, then each read). */
   get lastReadNs(): number {
-    return this.readNs > this.headersNs ? this.readNs : this.headersNs;
+    return Math.max(this.readNs, this.headersNs);
   }
 
   /** No response headers within firstByteMs of the request's write: undici's headers-timeout error (classified, retried). */
@@ -387,7 +387,7 @@ export class Exchange implements SseSink {
       native.completeBytes(this.id, n);
     }
     const j = this.d.journal;
-    if (j !== null && j.enabled) this.journalDone(j, this.index, n, idsUsable ? t.ids : null, idsUsable ? t.length : 0);
+    if (j?.enabled) this.journalDone(j, this.index, n, idsUsable ? t.ids : null, idsUsable ? t.length : 0);
     this.done = true;
     this.d.sampleDone(this, n);
     this.d.recordTiming(this, true, n);
@@ -417,7 +417,7 @@ export class Exchange implements SseSink {
         native.completeBytes(ids[i], r.count);
       }
       const j = this.d.journal;
-      if (j !== null && j.enabled) this.journalDone(j, this.batchIndices ? this.batchIndices[i] : this.index, r.count, r.ids, r.ids ? r.ids.length : 0);
+      if (j?.enabled) this.journalDone(j, this.batchIndices ? this.batchIndices[i] : this.index, r.count, r.ids, r.ids ? r.ids.length : 0);
       this.d.sampleDone(this, r.count);
     }
     this.done = true;

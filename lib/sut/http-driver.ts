@@ -20,7 +20,7 @@ import { Attempt } from './http-attempt.js';
 import { Fifo, SampleFifo } from './request-queue.js';
 import { requestIdString } from './request-id.js';
 import { reusedReadConnector } from './reused-reads.js';
-import { Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
+import { type Router, ROUTE_FULL, ROUTE_UNHEALTHY } from './routing.js';
 import { bump } from './stats.js';
 import { buildBatchBody } from './wire/request-body.js';
 
