@@ -6,231 +6,48 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { native, packageRoot } from '../core/binding.js';
-import { openDataset, type LoadedDataset, type OpenDatasetOptions } from '../dataset/open.js';
+import { EndpointFailure, UsageError } from '../core/errors.js';
+import type { TestResult } from '../core/result.js';
+import { startTest, TestAbortedError } from '../core/start-test.js';
+import { openDataset, type LoadedDataset } from '../dataset/open.js';
 import { DATASET_PRESETS, presetKey } from '../dataset/presets.js';
-import { syntheticDataset, type SyntheticOptions } from '../dataset/synthetic.js';
+import { syntheticDataset } from '../dataset/synthetic.js';
 import { DatasetError, type Dataset } from '../dataset/types.js';
-import { builtinBenchmarks, loadSettings } from '../core/load-settings.js';
+import { openConversations } from '../multiturn/run-conversations.js';
 import { toJsonText } from '../results/json-text.js';
 import { buildResultsJson } from '../results/results-json.js';
-import type { RunEndpointInfo, RunRecord, TimelinePoint } from '../results/run-record.js';
+import type { RunEndpointInfo, RunRecord } from '../results/run-record.js';
 import { redactRecord, writeRunOutputs } from '../results/write-outputs.js';
 import { redactArgv, redactText, registerSecret, scrubText } from '../core/redact.js';
-import { defaultTestSettings, toEngineSettings, type TestMode, type TestScenario, type TestSettings } from '../core/settings.js';
 import { startSimulator } from '../sim/server.js';
-import type { Simulator, SimulatorOptions } from '../sim/types.js';
-import { startTest, TestAbortedError } from '../core/start-test.js';
+import type { Simulator } from '../sim/types.js';
 import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
 import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
-import type { Backend, EndpointConfig, RetryOptions, SamplingParams, SampleTiming, SutReport, TimeoutOptions, WireApiName } from '../sut/types.js';
-import type { TestResult } from '../core/result.js';
-import { EndpointFailure, UsageError } from '../core/errors.js';
-import { openConversations, type ConversationsSpec } from '../multiturn/run-conversations.js';
-import { RunExtras, type RunExtrasOptions } from './run-extras.js';
+import type { EndpointConfig, SutReport } from '../sut/types.js';
 import { checkOutputDir, createOutputDir } from './output-dir.js';
 import { checkTokenizer, modeIsScored, scoreRun } from './run-accuracy.js';
+import { RunExtras } from './run-extras.js';
+import { composeSettings, SIMULATOR_DEFAULTS, SYNTHETIC_DEFAULTS, type RunBenchmarkOptions } from './run-options.js';
+import { fillTimeline, ProgressSampler } from './run-progress.js';
 
-/** A dataset file to open (see openDataset), or synthetic prompts. */
-export type DatasetSpec = ({ path: string } & OpenDatasetOptions) | { synthetic: Partial<SyntheticOptions> };
-
-export interface RunProgress {
-  elapsedMs: number;
-  issued: number;
-  completed: number;
-  /** Issued and not yet completed. */
-  inFlight: number;
-  /** Samples completed per second over the last few seconds. */
-  qps: number;
-  /** Output tokens per second over the last few seconds (null until the adapter was asked). */
-  tokensPerSecond: number | null;
-  /** Samples that failed so far (null until the adapter was asked). */
-  errors: number | null;
-  /** Requests that failed so far, as they fail (retried ones too; a sample that waits for a retry or a healthy endpoint is not failed yet); null until the adapter was asked. */
-  requestErrors?: number | null;
-  /** A rough estimate of the time left, or null when it cannot be told. */
-  remainingMs: number | null;
-}
-
-export type RunStage = 'setup' | 'test' | 'finishing';
-
-export interface RunBenchmarkOptions extends RunExtrasOptions {
-  scenario: TestScenario;
-  /** Default: PerformanceOnly (or the mode user.conf sets). */
-  mode?: TestMode;
-  /** MLPerf model key (e.g. 'llama3_1-8b'): its official settings, dataset preset and reference sampling. */
-  benchmark?: string;
-  /** A mlperf.conf to use instead of the built-in table (needs `benchmark`). */
-  mlperfConf?: string;
-  /** user.conf applied on top (model `*` entries only when there is no `benchmark`). */
-  userConf?: string;
-  /** Setting overrides (camelCase fields, API units), applied last. */
-  settings?: Partial<TestSettings>;
-  /** Server: serverTargetQps; Offline: offlineExpectedQps. */
-  targetQps?: number;
-  /** Servers to send to; none = the built-in simulator. */
-  endpoints?: readonly (string | EndpointConfig)[];
-  /** Options of the built-in simulator (used when there are no endpoints). */
-  simulator?: SimulatorOptions;
-  backend?: Backend | 'auto';
-  api?: WireApiName;
-  model?: string;
-  apiKey?: string;
-  /** A Dataset, a file to open, or synthetic prompts; default: a small synthetic dataset. */
-  dataset?: Dataset | DatasetSpec;
-  /** Multi-turn: a conversation file, replayed (a turn is a sample) or live (a conversation is a sample); excludes `dataset`. */
-  conversations?: ConversationsSpec;
-  /** Sampling fields sent with every request (over the benchmark's reference values). */
-  sampling?: SamplingParams;
-  /** Most requests in flight at once over all endpoints. */
-  concurrency?: number;
-  /** Adapter worker threads (default: CPU count - 1). */
-  workers?: number;
-  /** Linux PM QoS bound on CPU idle exit latency held during the test, µs (StartTestOptions.cpuIdleLatencyUs). */
-  cpuIdleLatencyUs?: number;
-  /** Request timeouts of the adapter (LlmSutOptions.timeouts: first byte 300 s, idle 120 s, total 3600 s by default). */
-  timeouts?: TimeoutOptions;
-  /** Retries of the adapter (LlmSutOptions.retry: 3 per sample, before its first token, by default). */
-  retry?: RetryOptions;
-  /** The adapter's threads poll instead of sleeping (LlmSutOptions.busyPoll). */
-  busyPoll?: boolean | { idleMs?: number };
-  /** Where the MLPerf logs and the result files go. */
-  outdir: string;
-  /** argv to record (secrets removed by the caller). */
-  command?: string[] | null;
-  /** Ctrl-C ends the test with the logs written (default true). */
-  handleSigint?: boolean;
-  /** Called about once a second while the test runs. */
-  onProgress?: (p: RunProgress) => void;
-  /** Notes and warnings (default: stderr). */
-  log?: (message: string) => void;
-  /** Told when the run moves from setup to the test and on to writing results. */
-  onStage?: (stage: RunStage) => void;
-  /** tokenizer.json: accuracy and submission runs are scored at the end (accuracy.json, results.json, report.html). */
-  tokenizer?: string;
-  /** Write results.json (and the other files when the writers are present); default true. */
-  writeOutputs?: boolean;
-}
-
-/** The built-in simulator's defaults: a small, quick model (4 ms decode steps, 32 batch slots, timers only). */
-export const SIMULATOR_DEFAULTS: Readonly<SimulatorOptions> = Object.freeze({
-  host: '127.0.0.1',
-  port: 0,
-  model: 'sim-llm-8b',
-  maxRunningSeqs: 32,
-  decodeStepNs: 4_000_000,
-  prefillNsPerToken: 10_000,
-  // The simulator shares the machine with the harness: no CPU spent polling.
-  precisePacing: false,
-});
-
-/** The default synthetic dataset: 1024 prompts of 128 tokens asking for 32. */
-export const SYNTHETIC_DEFAULTS = Object.freeze({ size: 1024, inputLength: 128, outputLength: 32 });
-
-/**
- * Settings the built-in simulator runs with unless the user set them: a 10 s
- * test, and a target rate its 32 slots × 4 ms steps sustain (for Offline,
- * enough samples to outlast the minimum duration).
- */
-export const SIMULATED_RUN_DEFAULTS: Readonly<Partial<TestSettings>> = Object.freeze({
-  minDurationMs: 10_000,
-  serverTargetQps: 50,
-  offlineExpectedQps: 250,
-});
-
-/**
- * Without --benchmark: token latencies on (this is an LLM harness), with
- * bounds any healthy server meets at p99 (TTFT 1 s, TPOT 100 ms), so the
- * verdict is about the run's length and errors until real bounds are set.
- */
-export const GENERIC_LLM_BOUNDS: Readonly<Partial<TestSettings>> = Object.freeze({
-  useTokenLatencies: true,
-  ttftLatencyNs: 1_000_000_000,
-  tpotLatencyNs: 100_000_000,
-});
-
-const SEED_FIELDS = ['qslRngSeed', 'sampleIndexRngSeed', 'scheduleRngSeed', 'accuracyLogRngSeed', 'test05QslRngSeed', 'test05SampleIndexRngSeed', 'test05ScheduleRngSeed'] as const;
+// The options and their composition (run-options.ts) and the progress
+// helpers (run-progress.ts), importable from here as before.
+export {
+  composeSettings,
+  GENERIC_LLM_BOUNDS,
+  SIMULATED_RUN_DEFAULTS,
+  SIMULATOR_DEFAULTS,
+  SYNTHETIC_DEFAULTS,
+  type ComposedSettings,
+  type DatasetSpec,
+  type RunBenchmarkOptions,
+  type RunProgress,
+  type RunStage,
+} from './run-options.js';
+export { estimateRemainingMs, fillTimeline } from './run-progress.js';
 
 function stderrLog(message: string): void {
   process.stderr.write(`${redactText(message)}\n`);
-}
-
-/** The fields whose values differ between two settings objects. */
-function changedFields(a: TestSettings, b: TestSettings): Set<string> {
-  const out = new Set<string>();
-  for (const k of Object.keys(a) as (keyof TestSettings)[]) if (String(a[k]) !== String(b[k])) out.add(k);
-  return out;
-}
-
-export interface ComposedSettings {
-  settings: TestSettings;
-  /** Fields the user chose (user.conf, overrides, target QPS): defaults do not replace them. */
-  userFields: Set<string>;
-  notes: string[];
-}
-
-/**
- * The settings of a run, in layers: the benchmark's official values (or the
- * API defaults with the mlperf.conf seeds and token latencies on), user.conf,
- * the simulator's quick-run defaults where the user chose nothing, the
- * target QPS, then the overrides.
- */
-export function composeSettings(o: Pick<RunBenchmarkOptions, 'scenario' | 'mode' | 'benchmark' | 'mlperfConf' | 'userConf' | 'settings' | 'targetQps'>, simulated: boolean): ComposedSettings {
-  const notes: string[] = [];
-  const scenario = o.scenario;
-  if (o.mlperfConf !== undefined && o.benchmark === undefined) throw new UsageError('--mlperf-conf needs --benchmark (the model key whose entries to read)');
-  if (o.benchmark !== undefined && o.mlperfConf === undefined && !builtinBenchmarks().includes(o.benchmark)) {
-    throw new UsageError(`unknown benchmark '${o.benchmark}'; the built-in table has: ${builtinBenchmarks().join(', ')} (or give --mlperf-conf)`);
-  }
-  // No benchmark: entries for model '*' only; a name no table uses.
-  const model = o.benchmark ?? '*';
-  const official = loadSettings({ model, scenario, mlperfConf: o.mlperfConf });
-  let settings: TestSettings;
-  let userFields = new Set<string>();
-  if (o.benchmark !== undefined) {
-    settings = o.userConf ? loadSettings({ model, scenario, mlperfConf: o.mlperfConf, userConf: o.userConf }) : official;
-    if (o.userConf) userFields = changedFields(settings, official);
-  } else {
-    // The API defaults with the official seeds (every MLPerf run reads them
-    // from mlperf.conf) and the generic LLM bounds.
-    settings = { ...defaultTestSettings(), ...GENERIC_LLM_BOUNDS };
-    for (const f of SEED_FIELDS) (settings as unknown as Record<string, unknown>)[f] = official[f];
-    // MultiStream's p99 early stopping cannot pass below the official 662
-    // queries: fewer would only ever give INVALID.
-    if (scenario === 'MultiStream') settings.minQueryCount = official.minQueryCount;
-    if (o.userConf) {
-      const withUser = loadSettings({ model, scenario, userConf: o.userConf });
-      userFields = changedFields(withUser, official);
-      for (const f of userFields) (settings as unknown as Record<string, unknown>)[f] = (withUser as unknown as Record<string, unknown>)[f];
-    }
-  }
-  for (const k of Object.keys(o.settings ?? {})) userFields.add(k);
-  if (o.targetQps !== undefined) {
-    if (!(typeof o.targetQps === 'number' && o.targetQps > 0 && Number.isFinite(o.targetQps))) throw new UsageError(`--target-qps must be a number > 0, got ${String(o.targetQps)}`);
-    if (scenario === 'Server') settings.serverTargetQps = o.targetQps;
-    else if (scenario === 'Offline') settings.offlineExpectedQps = o.targetQps;
-    else throw new UsageError(`--target-qps applies to the Server and Offline scenarios, not ${scenario}`);
-    userFields.add(scenario === 'Server' ? 'serverTargetQps' : 'offlineExpectedQps');
-  }
-  if (simulated) {
-    const applied: string[] = [];
-    for (const [k, v] of Object.entries(SIMULATED_RUN_DEFAULTS)) {
-      if (userFields.has(k)) continue;
-      if (k === 'serverTargetQps' && scenario !== 'Server') continue;
-      if (k === 'offlineExpectedQps' && scenario !== 'Offline') continue;
-      (settings as unknown as Record<string, unknown>)[k] = v;
-      applied.push(`${k}=${String(v)}`);
-    }
-    if (applied.length) notes.push(`simulated-run defaults: ${applied.join(', ')} (override with --set or --target-qps)`);
-  }
-  Object.assign(settings, o.settings ?? {});
-  settings.scenario = scenario;
-  if (o.mode !== undefined) settings.mode = o.mode;
-  if (settings.mode === 'FindPeakPerformance' && scenario !== 'Server') throw new UsageError('find-peak mode needs the Server scenario');
-  // Seeds as decimal strings: the settings go into results.json as they are.
-  for (const f of SEED_FIELDS) (settings as unknown as Record<string, unknown>)[f] = String(settings[f]);
-  // Refuse a bad value now, before a simulator or a server is touched.
-  toEngineSettings(settings);
-  return { settings, userFields, notes };
 }
 
 function isDataset(d: unknown): d is Dataset {
@@ -315,45 +132,6 @@ function checkRequestLimits(o: Pick<RunBenchmarkOptions, 'timeouts' | 'retry'>):
   if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) throw new UsageError(`--retries (retry.maxRetries) must be an integer >= 0, got ${String(n)}`);
 }
 
-/** Adds output tokens and failures to the timeline from the per-sample timings (exact, after the run). */
-export function fillTimeline(points: TimelinePoint[], startNs: number | null, timings: readonly SampleTiming[] | undefined): void {
-  if (startNs === null || !timings || timings.length === 0) return;
-  const ends = timings.filter((t) => Number.isFinite(t.endNs)).sort((a, b) => a.endNs - b.endNs);
-  let i = 0;
-  let tokens = 0;
-  let errors = 0;
-  for (const p of points) {
-    const until = startNs + p.tMs * 1e6;
-    while (i < ends.length && ends[i].endNs <= until) {
-      if (ends[i].ok) tokens += ends[i].tokens;
-      else errors++;
-      i++;
-    }
-    p.outputTokens = tokens;
-    p.errors = errors;
-  }
-}
-
-/** Estimated time left, from the settings and the progress so far; null when it cannot be told. */
-export function estimateRemainingMs(s: TestSettings, datasetSize: number, p: { elapsedMs: number; issued: number; completed: number; qps: number }): number | null {
-  const left = Math.max(0, s.minDurationMs - p.elapsedMs);
-  if (s.mode === 'AccuracyOnly') {
-    const total = s.accuracySampleCountOverride || datasetSize;
-    return p.qps > 0 ? Math.max(0, ((total - p.completed) / p.qps) * 1000) : null;
-  }
-  if (s.mode !== 'PerformanceOnly') return null;
-  switch (s.scenario) {
-    case 'Server': {
-      const count = Math.max(s.minQueryCount, (s.serverTargetQps * s.minDurationMs) / 1000);
-      return Math.max(left, ((count - p.issued) / s.serverTargetQps) * 1000);
-    }
-    case 'Offline':
-      return p.qps > 0 ? ((p.issued - p.completed) / p.qps) * 1000 : null;
-    default:
-      return left;
-  }
-}
-
 /** results.json as text when the files were not written (it is what writeRunOutputs writes). */
 export function recordToJson(record: RunRecord): string {
   return scrubText(toJsonText(buildResultsJson(redactRecord(record))));
@@ -370,103 +148,6 @@ function packageVersion(): string {
     return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
   } catch {
     return 'unknown';
-  }
-}
-
-/**
- * Samples the running test once a tick: the engine's counters (cheap) for
- * the timeline and the progress line, and the adapter's figures (tokens,
- * failures) less often, so that asking for them costs ~1% of the main thread.
- */
-class ProgressSampler {
-  readonly timeline: TimelinePoint[] = [];
-  /** The test's start on the engine's clock (ns), once known. */
-  startNs: number | null = null;
-  private last: { atMs: number; tokens: number; errors: number; requestErrors: number; completed: number } | null = null;
-  private prev: { atMs: number; tokens: number } | null = null;
-  private reportEveryMs = 2000;
-  private nextReportAt = 0;
-  private busy = false;
-  private readonly window: { t: number; completed: number }[] = [];
-  private callbackFailed = false;
-
-  constructor(
-    private readonly llm: LlmSut,
-    private readonly settings: TestSettings,
-    private readonly datasetSize: number,
-    private readonly onProgress: ((p: RunProgress) => void) | undefined,
-    private readonly log: (m: string) => void,
-    private readonly live: Int32Array | null = null,
-  ) {
-    if (live !== null) this.reportEveryMs = 1000;
-  }
-
-  private askAdapter(atMs: number): void {
-    if (this.live !== null) {
-      // The adapter's shared counters: no report (which copies every per-sample array) mid-run.
-      this.prev = this.last;
-      this.last = { atMs, tokens: this.live[0], errors: this.live[2], requestErrors: this.live.length > 3 ? this.live[3] : this.live[2], completed: this.live[1] };
-      return;
-    }
-    if (this.busy) return;
-    this.busy = true;
-    const t0 = performance.now();
-    this.llm
-      .report()
-      .then((r) => {
-        this.reportEveryMs = Math.max(2000, (performance.now() - t0) * 100);
-        this.prev = this.last;
-        const tokens = r.endpoints.reduce((a, e) => a + e.outputTokens, 0);
-        const requestErrors = r.endpoints.reduce((a, e) => a + e.errors, 0);
-        this.last = { atMs, tokens, errors: r.samples.failed, requestErrors: Math.max(requestErrors, r.samples.failed), completed: r.samples.completed - r.samples.failed };
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        this.busy = false;
-      });
-  }
-
-  tick(): void {
-    const p = native.progress();
-    if (!p.running) return;
-    const elapsedMs = p.elapsedNs / 1e6;
-    this.startNs ??= native.nowNs() - p.elapsedNs;
-    const inFlight = p.issuedSamples - p.completedSamples;
-    this.timeline.push({ tMs: Math.round(elapsedMs), issuedSamples: p.issuedSamples, completedSamples: p.completedSamples, inFlight, outputTokens: this.last?.tokens ?? 0, errors: this.last?.errors ?? 0 });
-    // The sample rate over the last ~5 ticks.
-    this.window.push({ t: elapsedMs, completed: p.completedSamples });
-    if (this.window.length > 6) this.window.shift();
-    const w0 = this.window[0];
-    const qps = this.window.length > 1 && elapsedMs > w0.t ? ((p.completedSamples - w0.completed) * 1000) / (elapsedMs - w0.t) : 0;
-    // Ticks come about 1 s apart: a little slack keeps a 2 s period from becoming 3 s.
-    if (elapsedMs + 100 >= this.nextReportAt) {
-      this.nextReportAt = elapsedMs + this.reportEveryMs;
-      this.askAdapter(elapsedMs);
-    }
-    // Between two adapter reports: their token rate; after the first: the
-    // current sample rate times the tokens per completed sample so far.
-    const { last, prev } = this;
-    let tps: number | null = null;
-    if (last && prev && last.atMs > prev.atMs) tps = ((last.tokens - prev.tokens) * 1000) / (last.atMs - prev.atMs);
-    else if (last && last.completed > 0) tps = qps * (last.tokens / last.completed);
-    if (!this.onProgress || this.callbackFailed) return;
-    try {
-      this.onProgress({
-        elapsedMs,
-        issued: p.issuedSamples,
-        completed: p.completedSamples,
-        inFlight,
-        qps,
-        tokensPerSecond: tps,
-        errors: last ? last.errors : null,
-        requestErrors: last ? last.requestErrors : null,
-        remainingMs: estimateRemainingMs(this.settings, this.datasetSize, { elapsedMs, issued: p.issuedSamples, completed: p.completedSamples, qps }),
-      });
-    } catch (err) {
-      // A failing progress callback must not end the run.
-      this.callbackFailed = true;
-      this.log(`warning: the progress callback threw (${(err as Error).message}); no more progress reports`);
-    }
   }
 }
 

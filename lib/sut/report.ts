@@ -1,5 +1,5 @@
 // Merges the drivers' snapshots (one per thread) into the adapter's report.
-import { TIMING_FIELDS, type DriverSnapshot } from './http-driver.js';
+import { TIMING_FIELDS, type DriverSnapshot } from './driver-stats.js';
 import { LogHistogram, bump, percentiles } from './stats.js';
 import type { Backend, Capabilities, EndpointReport, SampleTiming, SutReport, WireApiName } from './types.js';
 

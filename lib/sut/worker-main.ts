@@ -6,7 +6,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { native } from '../core/binding.js';
 import { BodyStore, type SharedBodies } from './body-store.js';
 import { Feeder } from './feeder.js';
-import { HttpDriver, type DriverConfig } from './http-driver.js';
+import type { DriverConfig } from './driver-config.js';
+import { HttpDriver } from './http-driver.js';
 import { Router, type SharedRouting } from './routing.js';
 
 export interface WorkerInit {
