@@ -26,7 +26,15 @@ import { registerSecret } from '../core/redact.js';
 import type { LlmSut } from '../sut/llm-sut.js';
 import { probeEndpoint } from '../sut/probe.js';
 import { bump, percentiles } from '../sut/stats.js';
-import type { Backend, Capabilities, EndpointConfig, EndpointReport, SampleTiming, SamplingParams, SutReport } from '../sut/types.js';
+import type {
+  Backend,
+  Capabilities,
+  EndpointConfig,
+  EndpointReport,
+  SampleTiming,
+  SamplingParams,
+  SutReport,
+} from '../sut/types.js';
 import { openAiSamplingFields } from '../sut/wire/request-body.js';
 import { streamChat } from './chat-stream.js';
 import { buildMultiturnReport, type TurnRequest } from './report.js';
@@ -61,7 +69,14 @@ export interface LiveSut extends LlmSut {
   /** Per-turn and per-conversation figures (call after the test settled). */
   multiturnReport(): MultiturnReport;
   /** Every request sent so far, in order: conversation, turn and tool round (for tests and debugging). */
-  requestLog(): readonly { conversation: string; turn: number; round: number; sentNs: number; endNs: number; ok: boolean }[];
+  requestLog(): readonly {
+    conversation: string;
+    turn: number;
+    round: number;
+    sentNs: number;
+    endNs: number;
+    ok: boolean;
+  }[];
 }
 
 interface Endpoint {
@@ -90,10 +105,13 @@ function errorKind(message: string): string {
 }
 
 export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
-  if (!Array.isArray(o.conversations) || o.conversations.length === 0) throw new TypeError('createLiveSut: give at least one conversation');
-  if (!Array.isArray(o.endpoints) || o.endpoints.length === 0) throw new EndpointError('createLiveSut: give at least one endpoint URL');
+  if (!Array.isArray(o.conversations) || o.conversations.length === 0)
+    throw new TypeError('createLiveSut: give at least one conversation');
+  if (!Array.isArray(o.endpoints) || o.endpoints.length === 0)
+    throw new EndpointError('createLiveSut: give at least one endpoint URL');
   const maxConcurrent = o.maxConcurrentConversations ?? 64;
-  if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1) throw new RangeError(`maxConcurrentConversations must be an integer >= 1, got ${String(maxConcurrent)}`);
+  if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1)
+    throw new RangeError(`maxConcurrentConversations must be an integer >= 1, got ${String(maxConcurrent)}`);
   const maxRounds = o.maxToolRounds ?? 4;
   const thinkScale = o.thinkTimeScale ?? 1;
   const timeoutMs = o.requestTimeoutMs ?? 300_000;
@@ -110,23 +128,51 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
 
   // http://user:pw@host: Basic authorization (in place of an API key), the URL kept without it.
   const given = o.endpoints.map((e) => (typeof e === 'string' ? e : e.url));
-  given.forEach((u) => parseEndpointUrl(u));
+  for (const u of given) parseEndpointUrl(u);
   const auth = given.map((u) => endpointRequestInfo(u, headers));
   const urls = auth.map((a) => a.url);
-  for (const a of auth) if (a.replaced) warn(`endpoint ${a.url}: its URL's user and password are sent (HTTP Basic) in place of the API key or Authorization header`);
+  for (const a of auth)
+    if (a.replaced)
+      warn(
+        `endpoint ${a.url}: its URL's user and password are sent (HTTP Basic) in place of the API key or Authorization header`,
+      );
   const probes = await Promise.all(
-    urls.map((url, i) => probeEndpoint(url, { backend: o.backend === 'auto' ? undefined : o.backend, api: 'chat', model: o.model, headers: auth[i]!.headers, testRequest: false })),
+    urls.map((url, i) =>
+      probeEndpoint(url, {
+        backend: o.backend === 'auto' ? undefined : o.backend,
+        api: 'chat',
+        model: o.model,
+        headers: auth[i]!.headers,
+        testRequest: false,
+      }),
+    ),
   );
   const healthy = probes.filter((p) => p.healthy);
-  if (healthy.length === 0) throw new EndpointError(`no endpoint answered the health check: ${probes.map((p) => `${p.url}: ${p.error ?? 'unhealthy'}`).join('; ')}`);
-  if (healthy.length < probes.length) warn(`${probes.length - healthy.length} endpoint(s) failed the health check; their conversations fail`);
+  if (healthy.length === 0)
+    throw new EndpointError(
+      `no endpoint answered the health check: ${probes.map((p) => `${p.url}: ${p.error ?? 'unhealthy'}`).join('; ')}`,
+    );
+  if (healthy.length < probes.length)
+    warn(`${probes.length - healthy.length} endpoint(s) failed the health check; their conversations fail`);
   const backend: Backend = o.backend && o.backend !== 'auto' ? o.backend : (healthy[0]!.backend ?? 'openai');
   const model = o.model ?? healthy[0]!.models[0]?.id ?? 'default';
   const capabilities: Capabilities = { tokenSource: 'none' };
   const sampling: SamplingParams = { temperature: 0, topP: 1, ...(o.sampling ?? {}) };
   const endpoints: Endpoint[] = urls.map((url, i) => {
     const { origin, prefix } = parseEndpointUrl(url);
-    return { url, headers: auth[i]!.headers, chatUrl: `${origin}${prefix}/v1/chat/completions`, requests: 0, completed: 0, errors: 0, outputTokens: 0, ttft: [], tpot: [], latency: [], errorKinds: {} };
+    return {
+      url,
+      headers: auth[i]!.headers,
+      chatUrl: `${origin}${prefix}/v1/chat/completions`,
+      requests: 0,
+      completed: 0,
+      errors: 0,
+      outputTokens: 0,
+      ttft: [],
+      tpot: [],
+      latency: [],
+      errorKinds: {},
+    };
   });
   const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: maxConcurrent + 8 });
 
@@ -142,7 +188,16 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
   const timings: SampleTiming[] = [];
   const errorKinds: Record<string, number> = {};
   const issueDelays: number[] = [];
-  const tools: ToolFigures = { requestsWithTools: 0, responsesWithToolCalls: 0, toolCallRate: null, toolCalls: 0, malformed: 0, expected: 0, matched: 0, argumentAccuracy: null };
+  const tools: ToolFigures = {
+    requestsWithTools: 0,
+    responsesWithToolCalls: 0,
+    toolCallRate: null,
+    toolCalls: 0,
+    malformed: 0,
+    expected: 0,
+    matched: 0,
+    argumentAccuracy: null,
+  };
   let issued = 0;
   let peakRunning = 0; // conversations at once (one request each at a time)
   let chunks = 0;
@@ -173,8 +228,22 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
     const startNs = native.nowNs();
     issueDelays.push(startNs - issuedNs);
     const timing: SampleTiming = {
-      id: sample.id, index: ci, endpoint: ci % endpoints.length, attempts: 1, scheduledNs: issuedNs, issuedNs, dispatchedNs: startNs, sentNs: startNs,
-      headersNs: NaN, firstTokenNs: NaN, endNs: NaN, chunks: 0, multiTokenChunks: 0, tokens: 0, maxGapNs: 0, ok: false,
+      id: sample.id,
+      index: ci,
+      endpoint: ci % endpoints.length,
+      attempts: 1,
+      scheduledNs: issuedNs,
+      issuedNs,
+      dispatchedNs: startNs,
+      sentNs: startNs,
+      headersNs: NaN,
+      firstTokenNs: NaN,
+      endNs: NaN,
+      chunks: 0,
+      multiTokenChunks: 0,
+      tokens: 0,
+      maxGapNs: 0,
+      ok: false,
     };
     let firstSent = false;
     let tokens = 0;
@@ -198,7 +267,11 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
         const body = requestBody(conv, k, messages);
         ep.requests++;
         const r = await streamChat({
-          dispatcher, url: ep.chatUrl, body, headers: ep.headers, timeoutMs,
+          dispatcher,
+          url: ep.chatUrl,
+          body,
+          headers: ep.headers,
+          timeoutMs,
           onFirstToken: () => {
             if (firstSent) return;
             firstSent = true;
@@ -210,7 +283,14 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
         const n = r.completionTokens >= 0 ? r.completionTokens : r.tokenChunks;
         const ttft = r.firstTokenNs - r.sentNs;
         const tpot = n > 1 ? (r.endNs - r.firstTokenNs) / (n - 1) : NaN;
-        requests.push({ turn: k, ok: r.ok, ttftNs: ttft, tpotNs: tpot, latencyNs: r.endNs - r.sentNs, promptTokens: r.promptTokens });
+        requests.push({
+          turn: k,
+          ok: r.ok,
+          ttftNs: ttft,
+          tpotNs: tpot,
+          latencyNs: r.endNs - r.sentNs,
+          promptTokens: r.promptTokens,
+        });
         chunks += r.tokenChunks;
         if (body.tools) tools.requestsWithTools++;
         if (!r.ok) {
@@ -239,7 +319,11 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
         messages.push({
           role: 'assistant',
           content: r.text === '' ? null : r.text,
-          tool_calls: r.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+          tool_calls: r.toolCalls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: c.arguments },
+          })),
         });
         for (const c of parsed) {
           let content: string;
@@ -269,7 +353,13 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
     timing.ok = failure === null;
     if (failure) timing.error = failure.error;
     timings.push(timing);
-    const outcome: ConversationOutcome = { id: conv.id, ok: failure === null, turnsCompleted: done, turns: conv.turns.length, latencyMs: failure ? null : (endNs - issuedNs) / 1e6 };
+    const outcome: ConversationOutcome = {
+      id: conv.id,
+      ok: failure === null,
+      turnsCompleted: done,
+      turns: conv.turns.length,
+      latencyMs: failure ? null : (endNs - issuedNs) / 1e6,
+    };
     if (failure) Object.assign(outcome, { error: failure.error, failedTurn: failure.turn });
     outcomes.push(outcome);
     // A failed conversation completes its sample with no tokens, as the adapter does with a failed request.
@@ -314,9 +404,17 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
 
   function endpointReport(e: Endpoint): EndpointReport {
     return {
-      url: e.url, requests: e.requests, completed: e.completed, errors: e.errors, retries: 0, outputTokens: e.outputTokens,
-      ttftMs: percentiles(e.ttft, 1e-6), tpotMs: percentiles(e.tpot, 1e-6), latencyMs: percentiles(e.latency, 1e-6),
-      breakerOpened: 0, errorKinds: { ...e.errorKinds },
+      url: e.url,
+      requests: e.requests,
+      completed: e.completed,
+      errors: e.errors,
+      retries: 0,
+      outputTokens: e.outputTokens,
+      ttftMs: percentiles(e.ttft, 1e-6),
+      tpotMs: percentiles(e.tpot, 1e-6),
+      latencyMs: percentiles(e.latency, 1e-6),
+      breakerOpened: 0,
+      errorKinds: { ...e.errorKinds },
     };
   }
 
@@ -332,12 +430,21 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
       const failed = timings.filter((t) => !t.ok).length;
       const outputTokens = endpoints.reduce((a, e) => a + e.outputTokens, 0);
       return {
-        backend, api: 'chat', capabilities, workers: 0, busyPollIdleMs: null,
+        backend,
+        api: 'chat',
+        capabilities,
+        workers: 0,
+        busyPollIdleMs: null,
         samples: { issued, completed: timings.length, failed, retried: 0 },
         peakInFlight: peakRunning,
         errorKinds: { ...errorKinds },
         endpoints: endpoints.map(endpointReport),
-        chunks: { total: chunks, multiToken: 0, multiTokenFraction: 0, tokensPerChunk: chunks > 0 ? outputTokens / chunks : 0 },
+        chunks: {
+          total: chunks,
+          multiToken: 0,
+          multiTokenFraction: 0,
+          tokensPerChunk: chunks > 0 ? outputTokens / chunks : 0,
+        },
         interChunkGapMs: percentiles([]),
         issueDelayMs: percentiles(issueDelays, 1e-6),
         headersMs: percentiles([]),

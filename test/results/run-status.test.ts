@@ -11,19 +11,53 @@ import type { RunRecord } from '../../lib/results/run-record.js';
 import { latencyFigures, runStatusOf } from '../../lib/results/run-status.js';
 import type { SampleTiming } from '../../lib/sut/types.js';
 
-const stats = (v: number): LatencyStats => ({ min: v, max: v, mean: v, p50: v, p90: v, p95: v, p97: v, p99: v, p999: v });
-const INT64_MIN_NS = -9223372036854775808;
+const stats = (v: number): LatencyStats => ({
+  min: v,
+  max: v,
+  mean: v,
+  p50: v,
+  p90: v,
+  p95: v,
+  p97: v,
+  p99: v,
+  p999: v,
+});
+const INT64_MIN_NS = Number(-(2n ** 63n));
 
 function timing(i: number, ok: boolean, latencyMs: number, ttftMs: number, tokens: number): SampleTiming {
   const scheduledNs = 1e12 + i * 1e7;
   return {
-    id: i, index: i, endpoint: 0, attempts: 1, scheduledNs, issuedNs: scheduledNs, sentNs: scheduledNs, headersNs: scheduledNs,
-    firstTokenNs: ttftMs > 0 ? scheduledNs + ttftMs * 1e6 : NaN, endNs: scheduledNs + latencyMs * 1e6, chunks: tokens, multiTokenChunks: 0,
-    tokens, maxGapNs: 0, ok, dispatchedNs: scheduledNs,
+    id: i,
+    index: i,
+    endpoint: 0,
+    attempts: 1,
+    scheduledNs,
+    issuedNs: scheduledNs,
+    sentNs: scheduledNs,
+    headersNs: scheduledNs,
+    firstTokenNs: ttftMs > 0 ? scheduledNs + ttftMs * 1e6 : NaN,
+    endNs: scheduledNs + latencyMs * 1e6,
+    chunks: tokens,
+    multiTokenChunks: 0,
+    tokens,
+    maxGapNs: 0,
+    ok,
+    dispatchedNs: scheduledNs,
   };
 }
 
-function record(o: { valid?: boolean | null; failed?: number; issued?: number; errors?: number; timings?: SampleTiming[]; ttft?: LatencyStats | null; tpot?: LatencyStats | null; latency?: LatencyStats | null } = {}): RunRecord {
+function record(
+  o: {
+    valid?: boolean | null;
+    failed?: number;
+    issued?: number;
+    errors?: number;
+    timings?: SampleTiming[];
+    ttft?: LatencyStats | null;
+    tpot?: LatencyStats | null;
+    latency?: LatencyStats | null;
+  } = {},
+): RunRecord {
   const issued = o.issued ?? 10;
   return {
     tool: { name: '@x/loadgen', version: '0', engineVersion: '0' },
@@ -36,23 +70,62 @@ function record(o: { valid?: boolean | null; failed?: number; issued?: number; e
     endpoints: [],
     simulated: true,
     result: {
-      scenario: 'Server', mode: 'PerformanceOnly', sutName: 's', valid: o.valid === undefined ? true : o.valid,
-      criteria: { perfConstraintsMet: true, minDurationMet: true, minQueriesMet: true, earlyStoppingMet: true }, invalidReasons: [],
+      scenario: 'Server',
+      mode: 'PerformanceOnly',
+      sutName: 's',
+      valid: o.valid === undefined ? true : o.valid,
+      criteria: { perfConstraintsMet: true, minDurationMet: true, minQueriesMet: true, earlyStoppingMet: true },
+      invalidReasons: [],
       metric: { name: 'completed samples per second', value: 1, unit: 'samples/s' },
-      completedSamplesPerSecond: 1, scheduledSamplesPerSecond: 1, samplesPerSecond: null, qpsWithLoadgenOverhead: null, qpsWithoutLoadgenOverhead: null,
-      tokensPerSecond: 10, tokenThroughput: null,
-      latency: o.latency === undefined ? stats(100e6) : o.latency, queryLatency: null,
-      ttft: o.ttft === undefined ? stats(10e6) : o.ttft, tpot: o.tpot === undefined ? stats(3e6) : o.tpot,
-      earlyStopping: null, counts: { queries: issued, samples: issued, tokens: 100, overlatencyQueries: 0 },
-      effective: { samplesPerQuery: 1, minQueryCount: 1, targetQps: 1, performanceSampleCount: 10, accuracySampleCount: 10 },
+      completedSamplesPerSecond: 1,
+      scheduledSamplesPerSecond: 1,
+      samplesPerSecond: null,
+      qpsWithLoadgenOverhead: null,
+      qpsWithoutLoadgenOverhead: null,
+      tokensPerSecond: 10,
+      tokenThroughput: null,
+      latency: o.latency === undefined ? stats(100e6) : o.latency,
+      queryLatency: null,
+      ttft: o.ttft === undefined ? stats(10e6) : o.ttft,
+      tpot: o.tpot === undefined ? stats(3e6) : o.tpot,
+      earlyStopping: null,
+      counts: { queries: issued, samples: issued, tokens: 100, overlatencyQueries: 0 },
+      effective: {
+        samplesPerQuery: 1,
+        minQueryCount: 1,
+        targetQps: 1,
+        performanceSampleCount: 10,
+        accuracySampleCount: 10,
+      },
       peakTargetQps: null,
-      errors: { count: o.errors ?? 0, warnings: 0, messages: [], unknownIds: 0, duplicateCompletions: 0, duplicateFirstTokens: 0, lateFirstTokens: 0, tokenCountErrors: 0, missingFirstTokens: 0 },
-      accuracyLogEntries: 0, aborted: false, abortReason: null, logs: { summary: '', detail: '', accuracy: '', trace: null }, summaryText: '', cpuIdleLatencyUs: null,
+      errors: {
+        count: o.errors ?? 0,
+        warnings: 0,
+        messages: [],
+        unknownIds: 0,
+        duplicateCompletions: 0,
+        duplicateFirstTokens: 0,
+        lateFirstTokens: 0,
+        tokenCountErrors: 0,
+        missingFirstTokens: 0,
+      },
+      accuracyLogEntries: 0,
+      aborted: false,
+      abortReason: null,
+      logs: { summary: '', detail: '', accuracy: '', trace: null },
+      summaryText: '',
+      cpuIdleLatencyUs: null,
     },
     sut: {
-      backend: 'vllm', api: 'completions', capabilities: { tokenSource: 'token_ids' }, workers: 1, busyPollIdleMs: null,
-      samples: { issued, completed: issued, failed: o.failed ?? 0, retried: 0 }, peakInFlight: 1,
-      errorKinds: o.failed ? { 'connection-reset': o.failed } : {}, endpoints: [],
+      backend: 'vllm',
+      api: 'completions',
+      capabilities: { tokenSource: 'token_ids' },
+      workers: 1,
+      busyPollIdleMs: null,
+      samples: { issued, completed: issued, failed: o.failed ?? 0, retried: 0 },
+      peakInFlight: 1,
+      errorKinds: o.failed ? { 'connection-reset': o.failed } : {},
+      endpoints: [],
       chunks: { total: 0, multiToken: 0, multiTokenFraction: 0, tokensPerChunk: 0 },
       interChunkGapMs: { count: 0, mean: 0, min: 0, max: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 },
       issueDelayMs: { count: 0, mean: 0, min: 0, max: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 },
@@ -70,13 +143,27 @@ describe('run status', () => {
     expect(runStatusOf(record())).toMatchObject({ status: 'OK', message: null });
     expect(exitCodeOf(record(), false)).toBe(0);
     const some = record({ failed: 3, errors: 6 });
-    expect(runStatusOf(some)).toMatchObject({ status: 'SAMPLES_FAILED', failedSamples: 3, samples: 10, message: '3 of 10 samples failed (the MLPerf submission checker rejects logs with errors)' });
+    expect(runStatusOf(some)).toMatchObject({
+      status: 'SAMPLES_FAILED',
+      failedSamples: 3,
+      samples: 10,
+      message: '3 of 10 samples failed (the MLPerf submission checker rejects logs with errors)',
+    });
     expect(exitCodeOf(some, false)).toBe(6);
-    expect(formatSummary(some, [])).toMatch(/^Result: INVALID: 3 of 10 samples failed \(the MLPerf submission checker rejects logs with errors\); LoadGen's own verdict: VALID\n/);
+    expect(formatSummary(some, [])).toMatch(
+      /^Result: INVALID: 3 of 10 samples failed \(the MLPerf submission checker rejects logs with errors\); LoadGen's own verdict: VALID\n/,
+    );
     const j = buildResultsJson(some);
-    expect(j.verdict).toMatchObject({ status: 'VALID', valid: true, overall: 'INVALID', run: { status: 'SAMPLES_FAILED', failedSamples: 3 } });
+    expect(j.verdict).toMatchObject({
+      status: 'VALID',
+      valid: true,
+      overall: 'INVALID',
+      run: { status: 'SAMPLES_FAILED', failedSamples: 3 },
+    });
     const all = record({ failed: 10, valid: false });
-    expect(runStatusOf(all).message).toBe('all 10 samples failed (the MLPerf submission checker rejects logs with errors)');
+    expect(runStatusOf(all).message).toBe(
+      'all 10 samples failed (the MLPerf submission checker rejects logs with errors)',
+    );
     expect(exitCodeOf(all, false)).toBe(3);
     const errors = record({ errors: 2 });
     expect(runStatusOf(errors)).toMatchObject({ status: 'ERRORS', failedSamples: 0 });
@@ -93,8 +180,19 @@ describe('latency figures over the samples that succeeded', () => {
   });
 
   test("failures: the harness's timings of the samples that succeeded, never a sentinel", () => {
-    const timings = [timing(0, true, 100, 10, 11), timing(1, true, 200, 20, 11), timing(2, false, 50, 0, 0), timing(3, false, 70, 5, 0)];
-    const r = record({ failed: 2, issued: 4, timings, ttft: { ...stats(10e6), min: INT64_MIN_NS }, tpot: { ...stats(3e6), min: -29804308 } });
+    const timings = [
+      timing(0, true, 100, 10, 11),
+      timing(1, true, 200, 20, 11),
+      timing(2, false, 50, 0, 0),
+      timing(3, false, 70, 5, 0),
+    ];
+    const r = record({
+      failed: 2,
+      issued: 4,
+      timings,
+      ttft: { ...stats(10e6), min: INT64_MIN_NS },
+      tpot: { ...stats(3e6), min: -29804308 },
+    });
     const f = latencyFigures(r);
     expect(f.source).toBe('harness');
     expect(f.ttft).toMatchObject({ min: 10e6, max: 20e6 });
@@ -122,7 +220,15 @@ describe('latency figures over the samples that succeeded', () => {
 
 describe('progress line errors', () => {
   test('failed requests as they happen, and the samples that failed when fewer', () => {
-    const p = { elapsedMs: 5000, issued: 100, completed: 0, inFlight: 100, qps: 0, tokensPerSecond: 0, remainingMs: null };
+    const p = {
+      elapsedMs: 5000,
+      issued: 100,
+      completed: 0,
+      inFlight: 100,
+      qps: 0,
+      tokensPerSecond: 0,
+      remainingMs: null,
+    };
     expect(formatProgress({ ...p, errors: 0, requestErrors: 16 })).toContain('  16 errors  ');
     expect(formatProgress({ ...p, errors: 3, requestErrors: 16 })).toContain('  16 errors (3 samples failed)  ');
     expect(formatProgress({ ...p, errors: 3, requestErrors: 3 })).toContain('  3 errors  ');
