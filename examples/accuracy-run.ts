@@ -12,7 +12,9 @@ let path = file;
 if (!path) {
   // A tiny dataset: token-id prompts with a reference answer each.
   path = 'accuracy-example.jsonl';
-  const rows = Array.from({ length: 32 }, (_, i) => JSON.stringify({ input_tokens: [1, 100 + i, 7], ground_truth: `answer ${i}`, max_tokens: 8 }));
+  const rows = Array.from({ length: 32 }, (_, i) =>
+    JSON.stringify({ input_tokens: [1, 100 + i, 7], ground_truth: `answer ${i}`, max_tokens: 8 }),
+  );
   writeFileSync(path, rows.join('\n') + '\n');
 }
 
@@ -31,6 +33,10 @@ const dataset = await openDataset(path, benchmark ? { preset: benchmark } : {});
 for (const e of entries.slice(0, 3)) {
   const bytes = Buffer.from(e.data, 'hex');
   const ids = Array.from({ length: bytes.length / 4 }, (_, k) => bytes.readInt32LE(4 * k));
-  console.log(`sample ${e.qsl_idx}: ${ids.length} tokens [${ids.slice(0, 8).join(', ')}] reference ${JSON.stringify(dataset.prompt(e.qsl_idx).reference)}`);
+  console.log(
+    `sample ${e.qsl_idx}: ${ids.length} tokens [${ids.slice(0, 8).join(', ')}] reference ${JSON.stringify(dataset.prompt(e.qsl_idx).reference)}`,
+  );
 }
-console.log(`${entries.length} of ${dataset.size} samples in ${record.result.logs.accuracy}; score them with the benchmark's evaluation script`);
+console.log(
+  `${entries.length} of ${dataset.size} samples in ${record.result.logs.accuracy}; score them with the benchmark's evaluation script`,
+);

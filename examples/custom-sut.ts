@@ -16,5 +16,10 @@ const sut = {
   },
   flushQueries() {},
 };
-const result = await startTest(sut, qsl, { scenario: 'Server', serverTargetQps: 500, minDurationMs: 10_000 }, { outdir: 'out' });
+const result = await startTest(
+  sut,
+  qsl,
+  { scenario: 'Server', serverTargetQps: 500, minDurationMs: 10_000 },
+  { outdir: 'out' },
+);
 console.log(result.valid ? 'VALID' : 'INVALID', result.completedSamplesPerSecond, result.latency?.p99);

@@ -21,5 +21,8 @@ const record = await runBenchmark({
 });
 
 const r = record.result;
-console.log(r.valid ? 'VALID' : 'INVALID', `${r.samplesPerSecond?.toFixed(1)} samples/s, ${r.tokensPerSecond?.toFixed(0)} tokens/s`);
+console.log(
+  r.valid ? 'VALID' : 'INVALID',
+  `${r.samplesPerSecond?.toFixed(1)} samples/s, ${r.tokensPerSecond?.toFixed(0)} tokens/s`,
+);
 console.log(`files in ${record.outdir}: results.json, result_summary.json, report.html and the MLPerf logs`);

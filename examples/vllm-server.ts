@@ -5,12 +5,27 @@
 //   npx tsx examples/vllm-server.ts                                  # the built-in simulator, synthetic prompts
 //
 // MIN_DURATION_MS=2000 shortens the run (the official minimum is 10 minutes).
-import { createLlmSut, loadSettings, openDataset, startSimulator, startTest, syntheticDataset, type Dataset, type Simulator } from '@x/loadgen';
+import {
+  createLlmSut,
+  loadSettings,
+  openDataset,
+  startSimulator,
+  startTest,
+  syntheticDataset,
+  type Dataset,
+  type Simulator,
+} from '@x/loadgen';
 
 const [url, datasetFile] = process.argv.slice(2);
 let sim: Simulator | undefined;
 // No URL: a simulator that speaks vLLM's wire format stands in for the server.
-if (!url) sim = await startSimulator({ flavor: 'vllm', model: 'meta-llama/Llama-3.1-8B-Instruct', decodeStepNs: 4_000_000, precisePacing: false });
+if (!url)
+  sim = await startSimulator({
+    flavor: 'vllm',
+    model: 'meta-llama/Llama-3.1-8B-Instruct',
+    decodeStepNs: 4_000_000,
+    precisePacing: false,
+  });
 const endpoint = url ?? sim!.url;
 
 const dataset: Dataset = datasetFile
@@ -35,7 +50,9 @@ try {
   const result = await startTest(llm.sut, llm.qsl, settings, { outdir: 'out-vllm-server' });
   const report = await llm.report();
   console.log(result.valid ? 'VALID' : 'INVALID', `${result.completedSamplesPerSecond?.toFixed(2)} samples/s`);
-  console.log(`TTFT p99 ${(result.ttft!.p99 / 1e6).toFixed(1)} ms, TPOT p99 ${(result.tpot!.p99 / 1e6).toFixed(1)} ms, ${report.samples.failed} failed requests`);
+  console.log(
+    `TTFT p99 ${(result.ttft!.p99 / 1e6).toFixed(1)} ms, TPOT p99 ${(result.tpot!.p99 / 1e6).toFixed(1)} ms, ${report.samples.failed} failed requests`,
+  );
 } finally {
   await llm.close();
   await sim?.close();

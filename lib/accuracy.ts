@@ -3,7 +3,13 @@
 // pieces it is built from. API.md, section @x/loadgen/accuracy.
 
 // ── Scoring ─────────────────────────────────────────────────────────────────
-export { scoreAccuracy, formatAccuracyReport, summarizeAccuracy, accuracyBenchmarks, AccuracyInputError } from './accuracy/score.js';
+export {
+  scoreAccuracy,
+  formatAccuracyReport,
+  summarizeAccuracy,
+  accuracyBenchmarks,
+  AccuracyInputError,
+} from './accuracy/score.js';
 export type {
   ScoreAccuracyOptions,
   AccuracyReport,
@@ -16,11 +22,30 @@ export type {
 
 // ── The per-benchmark targets ───────────────────────────────────────────────
 export { ACCURACY_TARGETS, accuracyTarget } from './accuracy/targets.js';
-export type { BenchmarkAccuracy, MetricTarget, MetricUpperLimit, AccuracyMetric, ScoringMethod } from './accuracy/targets.js';
+export type {
+  BenchmarkAccuracy,
+  MetricTarget,
+  MetricUpperLimit,
+  AccuracyMetric,
+  ScoringMethod,
+} from './accuracy/targets.js';
 
 // ── The accuracy log and the TEST06 checks ──────────────────────────────────
-export { readAccuracyLog, parseAccuracyLog, decodeTokens, dedupByQslIdx, AccuracyLogError, TOKEN_DTYPES } from './accuracy/accuracy-log.js';
-export type { AccuracyLog, AccuracyLogEntry, TokenDtype, ReadAccuracyLogOptions, Deduplicated } from './accuracy/accuracy-log.js';
+export {
+  readAccuracyLog,
+  parseAccuracyLog,
+  decodeTokens,
+  dedupByQslIdx,
+  AccuracyLogError,
+  TOKEN_DTYPES,
+} from './accuracy/accuracy-log.js';
+export type {
+  AccuracyLog,
+  AccuracyLogEntry,
+  TokenDtype,
+  ReadAccuracyLogOptions,
+  Deduplicated,
+} from './accuracy/accuracy-log.js';
 export { runTest06 } from './accuracy/test06.js';
 export type { Test06Report, Test06Check, Test06Failure, Test06Options } from './accuracy/test06.js';
 
@@ -31,5 +56,11 @@ export type { Detokenizer, LoadTokenizerOptions, DecodeOptions } from './accurac
 // ── ROUGE and sentence splitting (rouge_score and NLTK Punkt) ───────────────
 export { RougeScorer, rougeCorpus } from './accuracy/rouge.js';
 export type { RougeScore, RougeType, RougeOptions, RougeAggregate } from './accuracy/rouge.js';
-export { sentTokenize, sentencesPerLine, punktParameters, loadPunktParameters, englishPunkt } from './accuracy/sentence-split.js';
+export {
+  sentTokenize,
+  sentencesPerLine,
+  punktParameters,
+  loadPunktParameters,
+  englishPunkt,
+} from './accuracy/sentence-split.js';
 export type { PunktParameters } from './accuracy/sentence-split.js';

@@ -10,17 +10,34 @@ import { native } from './core/binding.js';
 
 // ── Running a test ──────────────────────────────────────────────────────────
 export { startTest, abortTest, createNativeNullSut } from './core/start-test.js';
-export type { QuerySample, SystemUnderTest, QuerySampleLibrary, StartTestOptions, NativeNullSut } from './core/start-test.js';
+export type {
+  QuerySample,
+  SystemUnderTest,
+  QuerySampleLibrary,
+  StartTestOptions,
+  NativeNullSut,
+} from './core/start-test.js';
 export { holdCpuIdleLatency } from './core/cpu-idle-latency.js';
 export type { CpuIdleLatencyHold } from './core/cpu-idle-latency.js';
 
 /** Progress of the running test (samples issued and completed so far). */
-export function testProgress(): { running: boolean; issuedSamples: number; completedSamples: number; elapsedNs: number } {
+export function testProgress(): {
+  running: boolean;
+  issuedSamples: number;
+  completedSamples: number;
+  elapsedNs: number;
+} {
   return native.progress();
 }
 
 // ── Completing samples (main thread or worker_threads) ──────────────────────
-export { querySamplesComplete, firstTokenComplete, completeSample, firstTokenSample, querySamplesCompleteIds } from './core/complete.js';
+export {
+  querySamplesComplete,
+  firstTokenComplete,
+  completeSample,
+  firstTokenSample,
+  querySamplesCompleteIds,
+} from './core/complete.js';
 export type { QuerySampleResponse } from './core/complete.js';
 
 // ── Settings ────────────────────────────────────────────────────────────────
@@ -42,7 +59,14 @@ export type { LlmSut, LlmSutOptions, ProbeResult, ProbeOptions, ModelInfo } from
 export type * from './sut/types.js';
 
 // ── Datasets ────────────────────────────────────────────────────────────────
-export { openDataset, syntheticDataset, datasetQsl, samplingPreset, datasetPreset, DATASET_PRESETS } from './dataset/index.js';
+export {
+  openDataset,
+  syntheticDataset,
+  datasetQsl,
+  samplingPreset,
+  datasetPreset,
+  DATASET_PRESETS,
+} from './dataset/index.js';
 export type { Dataset, Prompt, ChatMessage } from './dataset/types.js';
 export type {
   OpenDatasetOptions,
@@ -59,7 +83,16 @@ export type {
 
 // ── The endpoint simulator ──────────────────────────────────────────────────
 export { startSimulator } from './sim/index.js';
-export type { Simulator, SimulatorOptions, SimFlavor, SimFaultRule, SimFaultKind, SimRequestRecord, SimRequestInfo, SimStats } from './sim/index.js';
+export type {
+  Simulator,
+  SimulatorOptions,
+  SimFlavor,
+  SimFaultRule,
+  SimFaultKind,
+  SimRequestRecord,
+  SimRequestInfo,
+  SimStats,
+} from './sim/index.js';
 
 // ── Whole runs (`loadgen run` as a function) ────────────────────────────────
 export { runBenchmark } from './run/run-benchmark.js';

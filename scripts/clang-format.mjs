@@ -46,7 +46,9 @@ const files = readdirSync(join(root, 'native'), { recursive: true })
   .sort()
   .map((f) => join('native', f));
 
-const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/ \(.*\)$/, '');
+const version = spawnSync(bin, ['--version'], { encoding: 'utf8' })
+  .stdout.trim()
+  .replace(/ \(.*\)$/, '');
 const args = write ? ['-i', '--style=file', ...files] : ['--dry-run', '--Werror', '--style=file', ...files];
 const r = spawnSync(bin, args, { cwd: root, encoding: 'utf8' });
 if (r.error) throw r.error;

@@ -33,7 +33,8 @@ function parseArgs(argv) {
       out[a.slice(2)] = v;
     } else rest.push(a);
   }
-  if (rest.length < 1 || rest.length > 2) throw new Error('usage: screenshot-report.mjs <report.html> [out.png] [--width N] [--height N]');
+  if (rest.length < 1 || rest.length > 2)
+    throw new Error('usage: screenshot-report.mjs <report.html> [out.png] [--width N] [--height N]');
   out.input = resolve(rest[0]);
   out.output = resolve(rest[1] ?? rest[0].replace(/\.html?$/i, '') + '.png');
   return out;
@@ -41,7 +42,8 @@ function parseArgs(argv) {
 
 export function screenshot({ input, output, width = 1280, height = 5200 }) {
   const chromium = findChromium();
-  if (!chromium) return { ok: false, code: 3, message: 'no chromium found (apt-get install -y chromium, or set CHROMIUM)' };
+  if (!chromium)
+    return { ok: false, code: 3, message: 'no chromium found (apt-get install -y chromium, or set CHROMIUM)' };
   const args = [
     '--headless',
     '--no-sandbox',

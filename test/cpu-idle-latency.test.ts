@@ -22,7 +22,13 @@ function deviceWritable(): boolean {
   }
 }
 
-const SETTINGS = { scenario: 'Offline', mode: 'PerformanceOnly', offlineExpectedQps: 1000, minDurationMs: 0, minQueryCount: 32 } as const;
+const SETTINGS = {
+  scenario: 'Offline',
+  mode: 'PerformanceOnly',
+  offlineExpectedQps: 1000,
+  minDurationMs: 0,
+  minQueryCount: 32,
+} as const;
 
 describe.skipIf(process.platform !== 'linux')('cpu idle latency (PM QoS) request', () => {
   test('writes the bound as the 32-bit binary value the kernel reads, and holds the file open until released', () => {
@@ -52,19 +58,31 @@ describe.skipIf(process.platform !== 'linux')('cpu idle latency (PM QoS) request
       expect((err as SettingsError).field).toBe('cpuIdleLatencyUs');
     }
     const missing = join(makeTempDir(), 'no', 'such', 'dir');
-    expect(() => holdCpuIdleLatency(0, missing)).toThrow(new RegExp(`cannot open ${missing.replace(/[/.]/g, '\\$&')} \\(ENOENT\\)`));
+    expect(() => holdCpuIdleLatency(0, missing)).toThrow(
+      new RegExp(`cannot open ${missing.replace(/[/.]/g, '\\$&')} \\(ENOENT\\)`),
+    );
   });
 
   test('startTest holds the request for the test and reports it, or refuses before starting when it cannot be held', async () => {
     const before = openFds();
-    expect(() => startTest(inlineSut(), nullQsl(64), SETTINGS, { outdir: makeTempDir() }, { cpuIdleLatencyUs: -5 })).toThrow(SettingsError);
+    expect(() =>
+      startTest(inlineSut(), nullQsl(64), SETTINGS, { outdir: makeTempDir() }, { cpuIdleLatencyUs: -5 }),
+    ).toThrow(SettingsError);
     expect(native.testRunning()).toBe(false);
     if (deviceWritable()) {
-      const result = await startTest(inlineSut(), nullQsl(64), SETTINGS, { outdir: makeTempDir() }, { cpuIdleLatencyUs: 0 });
+      const result = await startTest(
+        inlineSut(),
+        nullQsl(64),
+        SETTINGS,
+        { outdir: makeTempDir() },
+        { cpuIdleLatencyUs: 0 },
+      );
       expect(result.cpuIdleLatencyUs).toBe(0);
       expect(result.valid).not.toBeNull();
     } else {
-      expect(() => startTest(inlineSut(), nullQsl(64), SETTINGS, { outdir: makeTempDir() }, { cpuIdleLatencyUs: 0 })).toThrow(/cpuIdleLatencyUs: cannot open \/dev\/cpu_dma_latency/);
+      expect(() =>
+        startTest(inlineSut(), nullQsl(64), SETTINGS, { outdir: makeTempDir() }, { cpuIdleLatencyUs: 0 }),
+      ).toThrow(/cpuIdleLatencyUs: cannot open \/dev\/cpu_dma_latency/);
       expect(native.testRunning()).toBe(false);
     }
     expect(openFds()).toBe(before);

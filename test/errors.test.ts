@@ -75,7 +75,13 @@ describe('exceptions in SUT and QSL callbacks', () => {
     };
     const outdir = makeTempDir();
     const { error } = await settle(
-      startTest(sut, nullQsl(64), { ...MLPERF_SEEDS, scenario: 'SingleStream', minDurationMs: 0, minQueryCount: 100 }, { outdir }, { auditConfig: null }),
+      startTest(
+        sut,
+        nullQsl(64),
+        { ...MLPERF_SEEDS, scenario: 'SingleStream', minDurationMs: 0, minQueryCount: 100 },
+        { outdir },
+        { auditConfig: null },
+      ),
     );
     expect(error).toBe(boom);
     const result = (error as Error & { result?: TestResult }).result;
@@ -95,7 +101,13 @@ describe('exceptions in SUT and QSL callbacks', () => {
     const sut = inlineSut();
     const outdir = makeTempDir();
     const { error } = await settle(
-      startTest(sut, qsl, { ...MLPERF_SEEDS, scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 }, { outdir }, { auditConfig: null }),
+      startTest(
+        sut,
+        qsl,
+        { ...MLPERF_SEEDS, scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 },
+        { outdir },
+        { auditConfig: null },
+      ),
     );
     expect(error).toBe(failure);
     const result = (error as Error & { result?: TestResult }).result!;
@@ -113,7 +125,13 @@ describe('exceptions in SUT and QSL callbacks', () => {
       throw failure;
     };
     const { error } = await settle(
-      startTest(inlineSut(), qsl, { scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 }, { outdir: makeTempDir() }, { auditConfig: null }),
+      startTest(
+        inlineSut(),
+        qsl,
+        { scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 },
+        { outdir: makeTempDir() },
+        { auditConfig: null },
+      ),
     );
     expect(error).toBe(failure);
     checkLogsReadable((error as Error & { result: TestResult }).result);
@@ -144,9 +162,17 @@ describe('exceptions in SUT and QSL callbacks', () => {
 
 describe('one test at a time', () => {
   it('a second startTest while one runs throws a clear error; the first finishes normally', async () => {
-    const first = startTest(inlineSut(), nullQsl(64), { ...SHORT_SERVER, minDurationMs: 200 }, { outdir: makeTempDir() }, { auditConfig: null });
+    const first = startTest(
+      inlineSut(),
+      nullQsl(64),
+      { ...SHORT_SERVER, minDurationMs: 200 },
+      { outdir: makeTempDir() },
+      { auditConfig: null },
+    );
     const secondDir = join(makeTempDir(), 'second');
-    expect(() => startTest(inlineSut(), nullQsl(64), SHORT_SERVER, { outdir: secondDir }, { auditConfig: null })).toThrow(/already running/);
+    expect(() =>
+      startTest(inlineSut(), nullQsl(64), SHORT_SERVER, { outdir: secondDir }, { auditConfig: null }),
+    ).toThrow(/already running/);
     expect(existsSync(secondDir)).toBe(false);
     const result = await first;
     expect(result.errors.count).toBe(0);
@@ -186,7 +212,7 @@ describe('bad response ids', () => {
     expect(result.errors.messages.length).toBe(2);
   });
 
-  it("a late answer to an earlier test is ignored by the next one (ids never repeat within a process)", async () => {
+  it('a late answer to an earlier test is ignored by the next one (ids never repeat within a process)', async () => {
     // Test 1 ends with samples the SUT never answered (aborted); the SUT
     // answers them during test 2, as an adapter would when the server's
     // responses arrive late. Sequence ids restart at 0 in test 2, but the ids
@@ -235,7 +261,13 @@ describe('abortTest', () => {
     };
     const outdir = makeTempDir();
     const { error } = await settle(
-      startTest(sut, nullQsl(64), { ...MLPERF_SEEDS, scenario: 'Server', serverTargetQps: 200, minDurationMs: 60_000 }, { outdir }, { auditConfig: null }),
+      startTest(
+        sut,
+        nullQsl(64),
+        { ...MLPERF_SEEDS, scenario: 'Server', serverTargetQps: 200, minDurationMs: 60_000 },
+        { outdir },
+        { auditConfig: null },
+      ),
     );
     expect(error).toBeInstanceOf(TestAbortedError);
     const err = error as TestAbortedError;
@@ -259,7 +291,13 @@ describe('abortTest: more cases', () => {
       setTimeout(() => abortTest('SUT hung'), 50);
     };
     const { error } = await settle(
-      startTest(sut, nullQsl(64), { scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 }, { outdir: makeTempDir() }, { auditConfig: null }),
+      startTest(
+        sut,
+        nullQsl(64),
+        { scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 },
+        { outdir: makeTempDir() },
+        { auditConfig: null },
+      ),
     );
     expect(error).toBeInstanceOf(TestAbortedError);
     const result = (error as TestAbortedError).result;
@@ -270,7 +308,11 @@ describe('abortTest: more cases', () => {
 
   it('abortTest() with no test running does not affect the next test', async () => {
     abortTest('nothing to abort');
-    const { result } = await runTest(inlineSut(), nullQsl(64), { scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 });
+    const { result } = await runTest(inlineSut(), nullQsl(64), {
+      scenario: 'Offline',
+      minDurationMs: 0,
+      minQueryCount: 64,
+    });
     expect(result.aborted).toBe(false);
     expect(result.valid).toBe(true);
   });
@@ -282,7 +324,13 @@ describe('abortTest: more cases', () => {
       throw failure;
     };
     const { error } = await settle(
-      startTest(sut, nullQsl(64), { scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 }, { outdir: makeTempDir() }, { auditConfig: null }),
+      startTest(
+        sut,
+        nullQsl(64),
+        { scenario: 'Offline', minDurationMs: 0, minQueryCount: 64 },
+        { outdir: makeTempDir() },
+        { auditConfig: null },
+      ),
     );
     expect(error).toBe(failure);
     checkLogsReadable((error as Error & { result: TestResult }).result);
@@ -296,7 +344,9 @@ describe('SIGINT', () => {
 
   it('a child process running a long test exits cleanly on SIGINT with its logs written', async () => {
     const outdir = makeTempDir();
-    const child = spawn(process.execPath, [join(FIXTURES_DIR, 'sigint-run.mjs'), outdir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(FIXTURES_DIR, 'sigint-run.mjs'), outdir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let signalled = false;
@@ -372,7 +422,9 @@ describe('token latencies: the official error counts', () => {
   it('nTokens 0: one error per sample', async () => {
     const { result, detail, messages } = await tokenRun({ nTokens: 0 });
     expect(result.errors.tokenCountErrors).toBe(N);
-    expect(messages.filter((m) => m === 'n_tokens argument missing or attempted to record 0 as number of tokens').length).toBe(N);
+    expect(
+      messages.filter((m) => m === 'n_tokens argument missing or attempted to record 0 as number of tokens').length,
+    ).toBe(N);
     expect(result.errors.count).toBe(N);
     expect(detailValue(detail, 'num_errors')).toBe(N);
   });
@@ -380,7 +432,9 @@ describe('token latencies: the official error counts', () => {
   it('nTokens missing: the same error as 0', async () => {
     const { result, messages } = await tokenRun({ nTokens: undefined });
     expect(result.errors.tokenCountErrors).toBe(N);
-    expect(messages.filter((m) => m === 'n_tokens argument missing or attempted to record 0 as number of tokens').length).toBe(N);
+    expect(
+      messages.filter((m) => m === 'n_tokens argument missing or attempted to record 0 as number of tokens').length,
+    ).toBe(N);
     expect(result.errors.count).toBe(N);
   });
 
@@ -395,7 +449,9 @@ describe('token latencies: the official error counts', () => {
   it('no first token before completion: one error per sample', async () => {
     const { result, summary, messages } = await tokenRun({ nTokens: 100, firstToken: false });
     expect(result.errors.missingFirstTokens).toBe(N);
-    expect(messages.filter((m) => m === "Attempted to record a sample latency before it's first token latency").length).toBe(N);
+    expect(
+      messages.filter((m) => m === "Attempted to record a sample latency before it's first token latency").length,
+    ).toBe(N);
     expect(result.errors.count).toBe(N);
     expect(summary[summary.length - 1]).toBe(`${N} ERRORS encountered. See detailed log.`);
   });
@@ -414,11 +470,17 @@ describe('log files that cannot be written', () => {
     const blocker = join(makeTempDir(), 'a-file');
     writeFileSync(blocker, 'not a directory');
     const outdir = join(blocker, 'logs');
-    await expect(startTest(inlineSut(), nullQsl(), { scenario: 'Offline', minDurationMs: 0 }, { outdir }, { auditConfig: null })).rejects.toThrow(
-      /cannot create log directory '.*a-file\/logs'/,
-    );
+    await expect(
+      startTest(inlineSut(), nullQsl(), { scenario: 'Offline', minDurationMs: 0 }, { outdir }, { auditConfig: null }),
+    ).rejects.toThrow(/cannot create log directory '.*a-file\/logs'/);
     // The engine is free again afterwards.
-    const ok = await startTest(inlineSut(), nullQsl(), { scenario: 'Offline', minDurationMs: 0 }, { outdir: makeTempDir() }, { auditConfig: null });
+    const ok = await startTest(
+      inlineSut(),
+      nullQsl(),
+      { scenario: 'Offline', minDurationMs: 0 },
+      { outdir: makeTempDir() },
+      { auditConfig: null },
+    );
     expect(ok.valid).toBe(true);
   });
 });

@@ -29,7 +29,8 @@ export const FIXTURES_DIR = join(TEST_DIR, 'fixtures');
 export const DIST_INDEX = join(REPO_ROOT, 'dist', 'index.js');
 
 /** Logs of the official LoadGen 6.0.17 (read at test time, never copied). */
-export const OFFICIAL_LOGS_DIR = process.env.LOADGEN_OFFICIAL_LOGS ?? resolve(REPO_ROOT, '..', 'shared', 'official-logs');
+export const OFFICIAL_LOGS_DIR =
+  process.env.LOADGEN_OFFICIAL_LOGS ?? resolve(REPO_ROOT, '..', 'shared', 'official-logs');
 export const HAVE_OFFICIAL_LOGS = existsSync(OFFICIAL_LOGS_DIR);
 export function officialDir(name: string): string {
   return join(OFFICIAL_LOGS_DIR, name);
@@ -102,7 +103,11 @@ export interface RecordingSut extends SystemUnderTest {
   flushes: number;
 }
 
-function recording(name: string, onIssue: (samples: QuerySample[], sut: RecordingSut) => void, onFlush?: () => void): RecordingSut {
+function recording(
+  name: string,
+  onIssue: (samples: QuerySample[], sut: RecordingSut) => void,
+  onFlush?: () => void,
+): RecordingSut {
   const sut: RecordingSut = {
     name,
     issued: [],
@@ -188,7 +193,11 @@ export function tokenSut(options: TokenSutOptions = {}): RecordingSut {
   const answer = (samples: QuerySample[]) => {
     if (firstToken) firstTokenComplete(samples.map((s) => ({ id: s.id, data: tokenData(s.index) })));
     querySamplesComplete(
-      samples.map((s) => (nTokens === undefined ? { id: s.id, data: tokenData(s.index) } : { id: s.id, nTokens, data: tokenData(s.index) })),
+      samples.map((s) =>
+        nTokens === undefined
+          ? { id: s.id, data: tokenData(s.index) }
+          : { id: s.id, nTokens, data: tokenData(s.index) },
+      ),
     );
   };
   return recording(options.name ?? 'NullSUT', (samples) => {

@@ -70,7 +70,12 @@ function accuracyLineShapes(path: string): { shapes: Set<string>; lines: string[
   const shapes = new Set<string>();
   lines.forEach((l, i) => {
     expect(l.endsWith(i === lines.length - 1 ? ' }' : ' },'), `line ${i + 1}: ${l}`).toBe(true);
-    shapes.add(l.replace(/,$/, '').replace(/"[0-9A-F]*"/g, '"H"').replace(/\d+/g, 'N'));
+    shapes.add(
+      l
+        .replace(/,$/, '')
+        .replace(/"[0-9A-F]*"/g, '"H"')
+        .replace(/\d+/g, 'N'),
+    );
   });
   return { shapes, lines };
 }
@@ -85,7 +90,8 @@ function keySequence(entries: DetailEntry[]): string[] {
 function firstDifference(a: string[], b: string[]): string {
   const n = Math.max(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    if (a[i] !== b[i]) return `first difference at ${i}: ours ${JSON.stringify(a[i])}, official ${JSON.stringify(b[i])}`;
+    if (a[i] !== b[i])
+      return `first difference at ${i}: ours ${JSON.stringify(a[i])}, official ${JSON.stringify(b[i])}`;
   }
   return 'no difference';
 }
@@ -121,13 +127,20 @@ function pair(name: string): Promise<Pair> {
         if (line && settings[field] === undefined) settings[field] = Number(line.slice(label.length + 2));
       }
       const sut = settings.useTokenLatencies ? tokenSut({ nTokens: 100 }) : inlineSut();
-      const { result, outdir } = await runTest(sut, nullQsl(1024, 1024), settings, { enableTrace: name.startsWith('SingleStream') });
+      const { result, outdir } = await runTest(sut, nullQsl(1024, 1024), settings, {
+        enableTrace: name.startsWith('SingleStream'),
+      });
       const ourPaths = logPaths(outdir);
       return {
         name,
         settings,
         official: { summary, detail, paths },
-        ours: { summary: readSummary(result.logs.summary), detail: readDetail(result.logs.detail), paths: ourPaths, trace: result.logs.trace },
+        ours: {
+          summary: readSummary(result.logs.summary),
+          detail: readDetail(result.logs.detail),
+          paths: ourPaths,
+          trace: result.logs.trace,
+        },
       };
     })();
     pairs.set(name, p);
@@ -207,7 +220,9 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('format equals the official LoadGen 6.0.17'
     it.each(ALL_LOGS)('%s: requested_*/effective_* values equal the official ones', async (name) => {
       const p = await pair(name);
       const values = (entries: DetailEntry[]) =>
-        entries.filter((e) => e.key.startsWith('requested_') || e.key.startsWith('effective_')).map((e) => `${e.key}=${e.valueText}`);
+        entries
+          .filter((e) => e.key.startsWith('requested_') || e.key.startsWith('effective_'))
+          .map((e) => `${e.key}=${e.valueText}`);
       expect(values(p.ours.detail)).toEqual(values(p.official.detail));
     });
 
@@ -227,10 +242,21 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('format equals the official LoadGen 6.0.17'
       expect([...ours.shapes]).toEqual([...theirs.shapes]);
       expect(ours.lines.length).toBe(theirs.lines.length);
       if (name === 'Server_AccuracyOnly') {
-        expect(Object.keys(readAccuracy(p.ours.paths.accuracy)[0])).toEqual(['seq_id', 'qsl_idx', 'data', 'token_data', 'token_count']);
+        expect(Object.keys(readAccuracy(p.ours.paths.accuracy)[0])).toEqual([
+          'seq_id',
+          'qsl_idx',
+          'data',
+          'token_data',
+          'token_count',
+        ]);
       }
       if (name === 'Offline_AccuracyOnly') {
-        expect(Object.keys(readAccuracy(p.ours.paths.accuracy)[0])).toEqual(['seq_id', 'qsl_idx', 'data', 'token_count']);
+        expect(Object.keys(readAccuracy(p.ours.paths.accuracy)[0])).toEqual([
+          'seq_id',
+          'qsl_idx',
+          'data',
+          'token_count',
+        ]);
       }
     });
   });
@@ -244,14 +270,24 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('format equals the official LoadGen 6.0.17'
     const ends = trace.traceEvents.filter((e) => e.name === 'Sample' && e.ph === 'e');
     expect(begins.length).toBe(1000);
     expect(ends.length).toBe(1000);
-    expect(Object.keys(begins[0].args!)).toEqual(['sample_seq', 'query_seq', 'sample_idx', 'issue_start_ns', 'complete_ns']);
+    expect(Object.keys(begins[0].args!)).toEqual([
+      'sample_seq',
+      'query_seq',
+      'sample_idx',
+      'issue_start_ns',
+      'complete_ns',
+    ]);
   });
 });
 
 // ---------------------------------------------------------------------------
 // Shape checks on our own runs (no official logs needed).
 
-const HEADER = ['================================================', 'MLPerf Results Summary', '================================================'];
+const HEADER = [
+  '================================================',
+  'MLPerf Results Summary',
+  '================================================',
+];
 const PARAM_LINE = /^[a-z_]+( \((ns|ms)\))? ?: \S+$/;
 
 function checkSummaryShape(lines: string[], scenario: string, mode: string, sutName: string) {
@@ -271,13 +307,27 @@ function checkSummaryShape(lines: string[], scenario: string, mode: string, sutN
   for (; i < lines.length && lines[i] !== ''; i++) expect(lines[i]).toMatch(PARAM_LINE);
   expect(lines.slice(i).map(summaryLabel)).toEqual(['', '<warnings>', '', '<errors>']);
   for (const key of ['qsl_rng_seed', 'sample_index_rng_seed', 'schedule_rng_seed']) {
-    expect(lines).toContain(`${key} : ${String(MLPERF_SEEDS[key === 'qsl_rng_seed' ? 'qslRngSeed' : key === 'sample_index_rng_seed' ? 'sampleIndexRngSeed' : 'scheduleRngSeed'])}`);
+    expect(lines).toContain(
+      `${key} : ${String(MLPERF_SEEDS[key === 'qsl_rng_seed' ? 'qslRngSeed' : key === 'sample_index_rng_seed' ? 'sampleIndexRngSeed' : 'scheduleRngSeed'])}`,
+    );
   }
 }
 
 describe('log shapes of our own runs', () => {
   const cases: Array<[string, Partial<TestSettings>, boolean]> = [
-    ['Server', { scenario: 'Server', serverTargetQps: 500, minDurationMs: 200, minQueryCount: 50, useTokenLatencies: true, ttftLatencyNs: 2e9, tpotLatencyNs: 2e8 }, true],
+    [
+      'Server',
+      {
+        scenario: 'Server',
+        serverTargetQps: 500,
+        minDurationMs: 200,
+        minQueryCount: 50,
+        useTokenLatencies: true,
+        ttftLatencyNs: 2e9,
+        tpotLatencyNs: 2e8,
+      },
+      true,
+    ],
     ['SingleStream', { scenario: 'SingleStream', minDurationMs: 0, minQueryCount: 100 }, false],
     ['MultiStream', { scenario: 'MultiStream', minDurationMs: 0, minQueryCount: 100 }, false],
     ['Offline', { scenario: 'Offline', minDurationMs: 0, minQueryCount: 200, offlineExpectedQps: 100 }, false],
@@ -285,14 +335,29 @@ describe('log shapes of our own runs', () => {
 
   it.each(cases)('%s PerformanceOnly: summary, detail, accuracy and trace', async (scenario, settings, tokens) => {
     const sut = tokens ? tokenSut({ name: 'ShapeSUT' }) : inlineSut('ShapeSUT');
-    const { result } = await runTest(sut, nullQsl(256, 128), { ...MLPERF_SEEDS, mode: 'PerformanceOnly', ...settings }, { enableTrace: true });
+    const { result } = await runTest(
+      sut,
+      nullQsl(256, 128),
+      { ...MLPERF_SEEDS, mode: 'PerformanceOnly', ...settings },
+      { enableTrace: true },
+    );
     checkSummaryShape(readSummary(result.logs.summary), scenario, 'PerformanceOnly', 'ShapeSUT');
     expect(readFileSync(result.logs.summary, 'utf8')).toBe(result.summaryText);
 
     const detail = checkDetailLines(result.logs.detail);
     const keys = detail.map((e) => e.key);
     expect(keys[0]).toBe('loadgen_version');
-    for (const k of ['test_datetime', 'sut_name', 'qsl_name', 'qsl_reported_total_count', 'requested_scenario', 'effective_scenario', 'loaded_qsl_set', 'generated_query_count', 'result_validity']) {
+    for (const k of [
+      'test_datetime',
+      'sut_name',
+      'qsl_name',
+      'qsl_reported_total_count',
+      'requested_scenario',
+      'effective_scenario',
+      'loaded_qsl_set',
+      'generated_query_count',
+      'result_validity',
+    ]) {
       expect(keys, k).toContain(k);
     }
     expect(keys.indexOf('requested_scenario')).toBeLessThan(keys.indexOf('effective_scenario'));
@@ -302,7 +367,9 @@ describe('log shapes of our own runs', () => {
     expect(keys[keys.length - 1]).toBe('num_errors');
     expect(detail.find((e) => e.key === 'sut_name')!.value).toBe('ShapeSUT');
     expect(detail.find((e) => e.key === 'requested_qsl_rng_seed')!.valueText).toBe(String(MLPERF_SEEDS.qslRngSeed));
-    expect(detail.find((e) => e.key === 'effective_schedule_rng_seed')!.valueText).toBe(String(MLPERF_SEEDS.scheduleRngSeed));
+    expect(detail.find((e) => e.key === 'effective_schedule_rng_seed')!.valueText).toBe(
+      String(MLPERF_SEEDS.scheduleRngSeed),
+    );
 
     expect(readAccuracy(result.logs.accuracy)).toEqual([]);
     expect(readFileSync(result.logs.accuracy, 'utf8')).toBe('[\n]\n');
@@ -312,7 +379,9 @@ describe('log shapes of our own runs', () => {
     expect(Array.isArray(trace.traceEvents)).toBe(true);
     const begins = trace.traceEvents.filter((e) => e.name === 'Sample' && e.ph === 'b');
     expect(begins.length).toBe(sut.issued.length);
-    expect(begins.map((e) => e.args!.sample_idx).sort((a, b) => a - b)).toEqual(sut.issued.map((s) => s.index).sort((a, b) => a - b));
+    expect(begins.map((e) => e.args!.sample_idx).sort((a, b) => a - b)).toEqual(
+      sut.issued.map((s) => s.index).sort((a, b) => a - b),
+    );
   });
 
   it('AccuracyOnly with tokens: accuracy entries have seq_id, qsl_idx, data, token_data, token_count', async () => {
@@ -325,12 +394,16 @@ describe('log shapes of our own runs', () => {
     );
     expect(result.logs.trace).toBeNull();
     const { shapes } = accuracyLineShapes(result.logs.accuracy);
-    expect([...shapes]).toEqual(['{ "seq_id" : N, "qsl_idx" : N, "data" : "H", "token_data" : "H", "token_count" : N }']);
+    expect([...shapes]).toEqual([
+      '{ "seq_id" : N, "qsl_idx" : N, "data" : "H", "token_data" : "H", "token_count" : N }',
+    ]);
     const acc = readAccuracy(result.logs.accuracy);
     expect(acc.length).toBe(64);
     for (const e of acc) {
       // int32 LE of the index, then a zero int32.
-      const hex = Buffer.from(new Int32Array([e.qsl_idx, 0]).buffer).toString('hex').toUpperCase();
+      const hex = Buffer.from(new Int32Array([e.qsl_idx, 0]).buffer)
+        .toString('hex')
+        .toUpperCase();
       expect(e.data).toBe(hex);
       expect(e.token_data).toBe(hex);
       expect(e.token_count).toBe(7);
@@ -339,7 +412,11 @@ describe('log shapes of our own runs', () => {
   });
 
   it('AccuracyOnly without tokens: entries have seq_id, qsl_idx, data only', async () => {
-    const { result } = await runTest(inlineSut(), nullQsl(32, 32), { ...MLPERF_SEEDS, scenario: 'SingleStream', mode: 'AccuracyOnly' });
+    const { result } = await runTest(inlineSut(), nullQsl(32, 32), {
+      ...MLPERF_SEEDS,
+      scenario: 'SingleStream',
+      mode: 'AccuracyOnly',
+    });
     const { shapes } = accuracyLineShapes(result.logs.accuracy);
     expect([...shapes]).toEqual(['{ "seq_id" : N, "qsl_idx" : N, "data" : "H" }']);
     expect(readAccuracy(result.logs.accuracy).every((e) => e.data === '')).toBe(true);

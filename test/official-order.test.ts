@@ -94,7 +94,11 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('order and schedule equal the official Load
     const bySeq = new Map(ours.map((e) => [e.seq_id, e]));
     for (const t of theirs) {
       const o = bySeq.get(t.seq_id)!;
-      expect([o.data, o.token_data, o.token_count], `seq_id ${t.seq_id}`).toEqual([t.data, t.token_data, t.token_count]);
+      expect([o.data, o.token_data, o.token_count], `seq_id ${t.seq_id}`).toEqual([
+        t.data,
+        t.token_data,
+        t.token_count,
+      ]);
     }
 
     expectSameGenerated(detail, ref.detail);
@@ -132,7 +136,11 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('order and schedule equal the official Load
   it('Server_PerformanceOnly: generated_query_count and generated_query_duration (seeds and settings only)', async () => {
     const ref = official('Server_PerformanceOnly');
     const { detail, sut } = await runLike(ref.settings);
-    expectSameGenerated(detail, ref.detail, ['generated_query_count', 'generated_query_duration', 'generated_samples_per_query']);
+    expectSameGenerated(detail, ref.detail, [
+      'generated_query_count',
+      'generated_query_duration',
+      'generated_samples_per_query',
+    ]);
     expectSameLoadedSet(detail, ref.detail);
     // Server issues every generated query.
     expect(sut.queries.length).toBe(detailValue(ref.detail, 'generated_query_count'));
@@ -165,7 +173,12 @@ const OTHER = { qslRngSeed: 12345678901234567890n, sampleIndexRngSeed: 42n, sche
 describe('order invariants with other seeds', () => {
   it('the loaded set is a permutation of the QSL when it all fits', async () => {
     const qsl = nullQsl(300, 300);
-    const { result } = await runTest(inlineSut(), qsl, { ...OTHER, scenario: 'Offline', minDurationMs: 0, minQueryCount: 10 });
+    const { result } = await runTest(inlineSut(), qsl, {
+      ...OTHER,
+      scenario: 'Offline',
+      minDurationMs: 0,
+      minQueryCount: 10,
+    });
     const loaded = detailValue(readDetail(result.logs.detail), 'loaded_qsl_set') as number[];
     expect(loaded).toEqual(qsl.loads[0]);
     expect([...loaded].sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i));
@@ -178,7 +191,13 @@ describe('order invariants with other seeds', () => {
     async (scenario) => {
       const qsl = nullQsl(200, 100);
       const sut = inlineSut();
-      await runTest(sut, qsl, { ...OTHER, scenario, mode: 'AccuracyOnly', serverTargetQps: 5000, multiStreamSamplesPerQuery: 4 });
+      await runTest(sut, qsl, {
+        ...OTHER,
+        scenario,
+        mode: 'AccuracyOnly',
+        serverTargetQps: 5000,
+        multiStreamSamplesPerQuery: 4,
+      });
       expect(qsl.loads.length).toBe(2);
       const loadedDistinct = qsl.loads.flatMap((set) => set.slice(0, 100));
       expect(new Set(loadedDistinct).size).toBe(200);
@@ -191,7 +210,13 @@ describe('order invariants with other seeds', () => {
   it('Server PerformanceOnly issues only indices of the loaded set', async () => {
     const qsl = nullQsl(1024, 100);
     const sut = inlineSut();
-    const { result } = await runTest(sut, qsl, { ...OTHER, scenario: 'Server', serverTargetQps: 2000, minDurationMs: 150, minQueryCount: 50 });
+    const { result } = await runTest(sut, qsl, {
+      ...OTHER,
+      scenario: 'Server',
+      serverTargetQps: 2000,
+      minDurationMs: 150,
+      minQueryCount: 50,
+    });
     const loaded = detailValue(readDetail(result.logs.detail), 'loaded_qsl_set') as number[];
     expect(loaded).toEqual(qsl.loads[0]);
     expect(loaded.length).toBe(100);
@@ -207,7 +232,13 @@ describe('order invariants with other seeds', () => {
   async function serverOrder(seeds: typeof OTHER) {
     const qsl = nullQsl(512, 256);
     const sut = inlineSut();
-    const { result } = await runTest(sut, qsl, { ...seeds, scenario: 'Server', serverTargetQps: 2000, minDurationMs: 100, minQueryCount: 64 });
+    const { result } = await runTest(sut, qsl, {
+      ...seeds,
+      scenario: 'Server',
+      serverTargetQps: 2000,
+      minDurationMs: 100,
+      minQueryCount: 64,
+    });
     const detail = readDetail(result.logs.detail);
     return {
       indices: sut.issued.map((s) => s.index),

@@ -8,7 +8,15 @@ import { Worker } from 'node:worker_threads';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { completeSample, querySamplesComplete, querySamplesCompleteIds, type QuerySample, type TestMode, type TestScenario, type TestSettings } from '../lib/index.js';
+import {
+  completeSample,
+  querySamplesComplete,
+  querySamplesCompleteIds,
+  type QuerySample,
+  type TestMode,
+  type TestScenario,
+  type TestSettings,
+} from '../lib/index.js';
 import {
   cleanupTempDirs,
   countBy,
@@ -37,9 +45,25 @@ const PERF = 128;
 // p99, Server 459 with no over-latency query at p99), min durations that
 // follow from the generated schedule, and a latency bound of 2 s.
 const SETTINGS: Record<TestScenario, Partial<TestSettings>> = {
-  SingleStream: { scenario: 'SingleStream', minDurationMs: 0, minQueryCount: 100, singleStreamExpectedLatencyNs: 1_000_000 },
-  MultiStream: { scenario: 'MultiStream', minDurationMs: 0, minQueryCount: 700, multiStreamExpectedLatencyNs: 8_000_000 },
-  Server: { scenario: 'Server', serverTargetQps: 1000, minDurationMs: 500, minQueryCount: 100, serverTargetLatencyNs: 2_000_000_000 },
+  SingleStream: {
+    scenario: 'SingleStream',
+    minDurationMs: 0,
+    minQueryCount: 100,
+    singleStreamExpectedLatencyNs: 1_000_000,
+  },
+  MultiStream: {
+    scenario: 'MultiStream',
+    minDurationMs: 0,
+    minQueryCount: 700,
+    multiStreamExpectedLatencyNs: 8_000_000,
+  },
+  Server: {
+    scenario: 'Server',
+    serverTargetQps: 1000,
+    minDurationMs: 500,
+    minQueryCount: 100,
+    serverTargetLatencyNs: 2_000_000_000,
+  },
   Offline: { scenario: 'Offline', minDurationMs: 0, minQueryCount: 100, offlineExpectedQps: 100 },
 };
 const SCENARIOS = Object.keys(SETTINGS) as TestScenario[];
@@ -189,7 +213,9 @@ async function accuracyRun(scenario: TestScenario, sut: RecordingSut) {
   // Two loadable sets of PERF samples that together cover the QSL once.
   expect(qsl.loads.length).toBe(TOTAL / PERF);
   for (const set of qsl.loads) checkLoadedSet(scenario, set);
-  expect(qsl.loads.flatMap((set) => set.slice(0, PERF)).sort((a, b) => a - b)).toEqual(Array.from({ length: TOTAL }, (_, i) => i));
+  expect(qsl.loads.flatMap((set) => set.slice(0, PERF)).sort((a, b) => a - b)).toEqual(
+    Array.from({ length: TOTAL }, (_, i) => i),
+  );
   expect(qsl.unloads).toEqual(qsl.loads);
   const acc = checkAccuracyLog(result.logs.accuracy, TOTAL);
   // Each sample was issued exactly once.
@@ -361,7 +387,13 @@ describe('large batches', () => {
       sut.issued.push(...samples);
       querySamplesCompleteIds(samples.map((s) => s.id));
     };
-    const { result } = await runTest(sut, qsl, { ...MLPERF_SEEDS, scenario: 'Offline', minDurationMs: 0, minQueryCount: N, offlineExpectedQps: 1 });
+    const { result } = await runTest(sut, qsl, {
+      ...MLPERF_SEEDS,
+      scenario: 'Offline',
+      minDurationMs: 0,
+      minQueryCount: N,
+      offlineExpectedQps: 1,
+    });
     expect(sut.queries.length).toBe(1);
     expect(sut.queries[0].length).toBe(N);
     expect(result.counts.samples).toBe(N);

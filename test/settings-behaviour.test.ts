@@ -38,7 +38,12 @@ describe('Server issuing', () => {
       },
       flushQueries() {},
     };
-    const { result } = await runTest(sut, nullQsl(), { ...server, serverTargetQps: 5000, minDurationMs: 200, serverCoalesceQueries: true });
+    const { result } = await runTest(sut, nullQsl(), {
+      ...server,
+      serverTargetQps: 5000,
+      minDurationMs: 200,
+      serverCoalesceQueries: true,
+    });
     expect(Math.max(...calls)).toBeGreaterThan(1);
     expect(calls.reduce((a, b) => a + b, 0)).toBe(result.counts.samples);
   });
@@ -51,7 +56,12 @@ describe('Server issuing', () => {
 
   test('serverNumIssueQueryThreads issues every generated query across engine threads', async () => {
     const sut = inlineSut();
-    const { result, outdir } = await runTest(sut, nullQsl(), { ...server, serverTargetQps: 4000, minDurationMs: 200, serverNumIssueQueryThreads: 3 });
+    const { result, outdir } = await runTest(sut, nullQsl(), {
+      ...server,
+      serverTargetQps: 4000,
+      minDurationMs: 200,
+      serverNumIssueQueryThreads: 3,
+    });
     const generated = detailValue(readDetail(logPaths(outdir).detail), 'generated_query_count') as number;
     expect(result.counts.queries).toBe(generated);
     expect(new Set(sut.issued.map((s) => s.id)).size).toBe(generated);
@@ -70,8 +80,15 @@ describe('Server issuing', () => {
         querySamplesComplete(held.map((s) => ({ id: s.id })));
       },
     };
-    const { result, outdir } = await runTest(sut, nullQsl(), { ...server, serverTargetQps: 2000, minDurationMs: 500, serverMaxAsyncQueries: 10 });
-    const errors = readDetail(logPaths(outdir).detail).filter((e) => e.metadata.is_error).map((e) => String(e.value));
+    const { result, outdir } = await runTest(sut, nullQsl(), {
+      ...server,
+      serverTargetQps: 2000,
+      minDurationMs: 500,
+      serverMaxAsyncQueries: 10,
+    });
+    const errors = readDetail(logPaths(outdir).detail)
+      .filter((e) => e.metadata.is_error)
+      .map((e) => String(e.value));
     expect(errors.some((m) => m.includes('Too many outstanding queries'))).toBe(true);
     expect(result.counts.queries).toBe(11);
     expect(result.valid).toBe(false);
@@ -80,7 +97,12 @@ describe('Server issuing', () => {
 
 describe('ending early', () => {
   test('maxQueryCount stops issuing and is logged as an error', async () => {
-    const { result, outdir } = await runTest(inlineSut(), nullQsl(), { ...server, serverTargetQps: 2000, minDurationMs: 1000, maxQueryCount: 50 });
+    const { result, outdir } = await runTest(inlineSut(), nullQsl(), {
+      ...server,
+      serverTargetQps: 2000,
+      minDurationMs: 1000,
+      maxQueryCount: 50,
+    });
     expect(result.counts.queries).toBe(50);
     const errors = detailValues(readDetail(logPaths(outdir).detail), 'error_runtime').map(String);
     expect(errors.some((m) => m.includes('Max query count reached'))).toBe(true);
@@ -106,7 +128,12 @@ describe('ending early', () => {
 describe('sample selection', () => {
   test('performanceIssueUnique issues each loaded sample exactly once', async () => {
     const sut = inlineSut();
-    const { result } = await runTest(sut, nullQsl(512, 128), { ...server, serverTargetQps: 5000, minDurationMs: 0, performanceIssueUnique: true });
+    const { result } = await runTest(sut, nullQsl(512, 128), {
+      ...server,
+      serverTargetQps: 5000,
+      minDurationMs: 0,
+      performanceIssueUnique: true,
+    });
     const indices = sut.issued.map((s) => s.index);
     expect(indices.length).toBe(128);
     expect(new Set(indices).size).toBe(128);
@@ -115,7 +142,13 @@ describe('sample selection', () => {
 
   test('sampleConcatenatePermutation issues every loaded sample equally often', async () => {
     const sut = inlineSut();
-    await runTest(sut, nullQsl(256, 64), { ...server, serverTargetQps: 5000, minDurationMs: 50, minQueryCount: 100, sampleConcatenatePermutation: true });
+    await runTest(sut, nullQsl(256, 64), {
+      ...server,
+      serverTargetQps: 5000,
+      minDurationMs: 50,
+      minQueryCount: 100,
+      sampleConcatenatePermutation: true,
+    });
     const counts = new Map<number, number>();
     for (const s of sut.issued) counts.set(s.index, (counts.get(s.index) ?? 0) + 1);
     expect(counts.size).toBe(64);
@@ -135,7 +168,10 @@ describe('tokens and seeds', () => {
     });
     const summary = readSummary(logPaths(outdir).summary);
     expect(summary.some((l) => l.startsWith('Completed tokens per second (inferred): '))).toBe(true);
-    const inferred = detailValue(readDetail(logPaths(outdir).detail), 'result_inferred_completed_tokens_per_second') as number;
+    const inferred = detailValue(
+      readDetail(logPaths(outdir).detail),
+      'result_inferred_completed_tokens_per_second',
+    ) as number;
     const completed = detailValue(readDetail(logPaths(outdir).detail), 'result_completed_samples_per_sec') as number;
     expect(inferred / completed).toBeCloseTo(69, 3);
   });

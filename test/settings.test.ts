@@ -185,7 +185,9 @@ describe('round trips', () => {
   });
 
   it('official snake_case names are accepted as aliases', () => {
-    const back = fromEngineSettings(toEngineSettings({ min_duration_ms: 1234, server_target_qps: 7.5 } as Record<string, unknown>));
+    const back = fromEngineSettings(
+      toEngineSettings({ min_duration_ms: 1234, server_target_qps: 7.5 } as Record<string, unknown>),
+    );
     expect(back.minDurationMs).toBe(1234);
     expect(back.serverTargetQps).toBe(7.5);
   });
@@ -256,11 +258,27 @@ describe('validation: SettingsError naming the field, thrown before anything sta
     ['fractional count', { minQueryCount: 1.5 }, 'minQueryCount'],
     ['zero target QPS in Server', { scenario: 'Server', serverTargetQps: 0 }, 'serverTargetQps'],
     ['NaN QPS', { offlineExpectedQps: Number.NaN }, 'offlineExpectedQps'],
-    ['percentile 1 in Server', { scenario: 'Server', serverTargetLatencyPercentile: 1 }, 'serverTargetLatencyPercentile'],
+    [
+      'percentile 1 in Server',
+      { scenario: 'Server', serverTargetLatencyPercentile: 1 },
+      'serverTargetLatencyPercentile',
+    ],
     ['zero expected latency in SingleStream', { singleStreamExpectedLatencyNs: 0 }, 'singleStreamExpectedLatencyNs'],
-    ['same index past the performance set', { performanceIssueSame: true, performanceIssueSameIndex: 16 }, 'performanceIssueSameIndex'],
-    ['percentile 99 (not a fraction)', { singleStreamTargetLatencyPercentile: 99 }, 'singleStreamTargetLatencyPercentile'],
-    ['zero samples per query in MultiStream', { scenario: 'MultiStream', multiStreamSamplesPerQuery: 0 }, 'multiStreamSamplesPerQuery'],
+    [
+      'same index past the performance set',
+      { performanceIssueSame: true, performanceIssueSameIndex: 16 },
+      'performanceIssueSameIndex',
+    ],
+    [
+      'percentile 99 (not a fraction)',
+      { singleStreamTargetLatencyPercentile: 99 },
+      'singleStreamTargetLatencyPercentile',
+    ],
+    [
+      'zero samples per query in MultiStream',
+      { scenario: 'MultiStream', multiStreamSamplesPerQuery: 0 },
+      'multiStreamSamplesPerQuery',
+    ],
     ['string bool', { serverCoalesceQueries: 'yes' }, 'serverCoalesceQueries'],
     ['precision 16', { serverFindPeakQpsDecimalsOfPrecision: 16 }, 'serverFindPeakQpsDecimalsOfPrecision'],
     ['negative seed', { qslRngSeed: -1n }, 'qslRngSeed'],
@@ -278,7 +296,13 @@ describe('validation: SettingsError naming the field, thrown before anything sta
     let thrown: unknown;
     try {
       // Synchronous: startTest must throw before returning a promise.
-      void startTest(sut, qsl, { minDurationMs: 0, minQueryCount: 1, ...bad } as Partial<TestSettings>, { outdir }, { auditConfig: null });
+      void startTest(
+        sut,
+        qsl,
+        { minDurationMs: 0, minQueryCount: 1, ...bad } as Partial<TestSettings>,
+        { outdir },
+        { auditConfig: null },
+      );
     } catch (err) {
       thrown = err;
     }
@@ -317,16 +341,22 @@ describe('validation: SettingsError naming the field, thrown before anything sta
   ] as Array<[Record<string, unknown>, string]>)('QSL %o -> SettingsError(%s)', (bad, field) => {
     const dir = makeTempDir();
     const qsl = { ...nullQsl(16), ...bad };
-    expect(() => startTest(inlineSut(), qsl as never, { minDurationMs: 0 }, { outdir: dir }, { auditConfig: null })).toThrow(
-      expect.objectContaining({ name: 'SettingsError', field }),
-    );
+    expect(() =>
+      startTest(inlineSut(), qsl as never, { minDurationMs: 0 }, { outdir: dir }, { auditConfig: null }),
+    ).toThrow(expect.objectContaining({ name: 'SettingsError', field }));
     expect(readdirSync(dir)).toEqual([]);
   });
 
   it('a SUT without issueQuery -> SettingsError(sut.issueQuery)', () => {
     const dir = makeTempDir();
     expect(() =>
-      startTest({ name: 'x', flushQueries() {} } as never, nullQsl(16), { minDurationMs: 0 }, { outdir: dir }, { auditConfig: null }),
+      startTest(
+        { name: 'x', flushQueries() {} } as never,
+        nullQsl(16),
+        { minDurationMs: 0 },
+        { outdir: dir },
+        { auditConfig: null },
+      ),
     ).toThrow(expect.objectContaining({ name: 'SettingsError', field: 'sut.issueQuery' }));
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -472,7 +502,10 @@ describe('audit.config', () => {
       expect(loaded).toEqual(qsl.loads[0]);
       expect(sut.issued.length).toBeGreaterThanOrEqual(50);
       for (const s of sut.issued) expect(s.index).toBe(loaded[3]);
-      expect(detailWarnings(detail).map((e) => [e.key, e.value])).toContainEqual(['warning_generic_message', AUDIT_WARNING]);
+      expect(detailWarnings(detail).map((e) => [e.key, e.value])).toContainEqual([
+        'warning_generic_message',
+        AUDIT_WARNING,
+      ]);
       expect(detailValue(detail, 'effective_performance_issue_same')).toBe(true);
       expect(detailValue(detail, 'effective_performance_issue_same_index')).toBe(3);
       // requested_* shows what the caller asked for; the audit is an override.
@@ -499,7 +532,10 @@ describe('audit.config', () => {
   it('TEST01-style: a performance run logs some, not all, samples to the accuracy log', async () => {
     const dir = makeTempDir();
     const audit = join(dir, 'audit.config');
-    writeFileSync(audit, '*.*.mode = 2\n*.*.accuracy_log_rng_seed = 720381539243781796\n*.*.accuracy_log_sampling_target = 64\n');
+    writeFileSync(
+      audit,
+      '*.*.mode = 2\n*.*.accuracy_log_rng_seed = 720381539243781796\n*.*.accuracy_log_sampling_target = 64\n',
+    );
     const sut = inlineSut();
     const { result } = await runTest(
       sut,

@@ -25,32 +25,34 @@ describe('build smoke test', () => {
   it('builds the CLI program with its placeholder subcommands', () => {
     const program = createProgram();
     expect(program.name()).toBe('loadgen');
-    expect(program.commands.map((c) => c.name())).toEqual(
-      expect.arrayContaining(['run', 'probe', 'report', 'sim']),
-    );
+    expect(program.commands.map((c) => c.name())).toEqual(expect.arrayContaining(['run', 'probe', 'report', 'sim']));
     expect(NOT_IMPLEMENTED_EXIT_CODE).toBe(2);
   });
 });
 
-describe('built CLI smoke test (dist/cli.js, made by `npm test`\'s pretest)', () => {
+describe("built CLI smoke test (dist/cli.js, made by `npm test`'s pretest)", () => {
   const cli = `${packageRoot}/dist/cli.js`;
 
-  it.skipIf(!existsSync(cli))('prints the package version; every command is there; a usage error exits 2 without a stack trace', () => {
-    const { version } = JSON.parse(readFileSync(`${packageRoot}/package.json`, 'utf8')) as { version: string };
+  it.skipIf(!existsSync(cli))(
+    'prints the package version; every command is there; a usage error exits 2 without a stack trace',
+    () => {
+      const { version } = JSON.parse(readFileSync(`${packageRoot}/package.json`, 'utf8')) as { version: string };
 
-    const v = spawnSync(process.execPath, [cli, '--version'], { encoding: 'utf8' });
-    expect(v.status).toBe(0);
-    expect(v.stdout.trim()).toBe(version);
+      const v = spawnSync(process.execPath, [cli, '--version'], { encoding: 'utf8' });
+      expect(v.status).toBe(0);
+      expect(v.stdout.trim()).toBe(version);
 
-    const help = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
-    expect(help.status).toBe(0);
-    for (const cmd of ['run', 'probe', 'report', 'accuracy', 'sim', 'serve']) expect(help.stdout).toMatch(new RegExp(`^\\s+${cmd}\\b`, 'm'));
-    expect(help.stdout).not.toContain('not implemented');
+      const help = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
+      expect(help.status).toBe(0);
+      for (const cmd of ['run', 'probe', 'report', 'accuracy', 'sim', 'serve'])
+        expect(help.stdout).toMatch(new RegExp(`^\\s+${cmd}\\b`, 'm'));
+      expect(help.stdout).not.toContain('not implemented');
 
-    // No --scenario: a usage error, one clear line.
-    const run = spawnSync(process.execPath, [cli, 'run'], { encoding: 'utf8' });
-    expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/scenario/);
-    expect(run.stderr).not.toMatch(/\n\s+at /);
-  });
+      // No --scenario: a usage error, one clear line.
+      const run = spawnSync(process.execPath, [cli, 'run'], { encoding: 'utf8' });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/scenario/);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 });

@@ -14,8 +14,18 @@ const arg = (name, def) => {
 };
 const quick = args.includes('--quick');
 const durationMs = arg('--duration-ms', quick ? 2000 : 10000);
-const seeds = { qslRngSeed: 2085463073848966840n, sampleIndexRngSeed: 2747215439041700203n, scheduleRngSeed: 16159082839903944936n };
-const qsl = { name: 'NullQSL', totalSampleCount: 1024, performanceSampleCount: 1024, loadSamplesToRam() {}, unloadSamplesFromRam() {} };
+const seeds = {
+  qslRngSeed: 2085463073848966840n,
+  sampleIndexRngSeed: 2747215439041700203n,
+  scheduleRngSeed: 16159082839903944936n,
+};
+const qsl = {
+  name: 'NullQSL',
+  totalSampleCount: 1024,
+  performanceSampleCount: 1024,
+  loadSamplesToRam() {},
+  unloadSamplesFromRam() {},
+};
 const log = () => ({ outdir: mkdtempSync(join(tmpdir(), 'lg-bench-')), enableTrace: false });
 const opts = { auditConfig: null };
 
@@ -67,7 +77,20 @@ function workerSut(n) {
 
 async function server(sut, qps) {
   const l = log();
-  const r = await startTest(sut, qsl, { scenario: 'Server', serverTargetQps: qps, serverTargetLatencyNs: 10_000_000, minDurationMs: durationMs, minQueryCount: 100, ...seeds }, l, opts);
+  const r = await startTest(
+    sut,
+    qsl,
+    {
+      scenario: 'Server',
+      serverTargetQps: qps,
+      serverTargetLatencyNs: 10_000_000,
+      minDurationMs: durationMs,
+      minQueryCount: 100,
+      ...seeds,
+    },
+    l,
+    opts,
+  );
   rmSync(l.outdir, { recursive: true, force: true });
   return r;
 }
@@ -78,7 +101,9 @@ async function serverLadder(label, sut, ladder) {
   for (const qps of ladder) {
     const r = await server(sut, qps);
     const p99 = r.latency.p99;
-    console.log(`  ${label} ${qps} QPS: ${r.valid ? 'VALID  ' : 'INVALID'} completed ${r.completedSamplesPerSecond.toFixed(0)}/s p99 ${(p99 / 1e6).toFixed(3)} ms`);
+    console.log(
+      `  ${label} ${qps} QPS: ${r.valid ? 'VALID  ' : 'INVALID'} completed ${r.completedSamplesPerSecond.toFixed(0)}/s p99 ${(p99 / 1e6).toFixed(3)} ms`,
+    );
     if (r.valid) best = qps;
     else break;
   }
@@ -87,19 +112,41 @@ async function serverLadder(label, sut, ladder) {
 
 async function singleStream(sut, label) {
   const l = log();
-  const r = await startTest(sut, qsl, { scenario: 'SingleStream', minDurationMs: Math.min(durationMs, 5000), minQueryCount: 1000, singleStreamExpectedLatencyNs: 2000, ...seeds }, l, opts);
+  const r = await startTest(
+    sut,
+    qsl,
+    {
+      scenario: 'SingleStream',
+      minDurationMs: Math.min(durationMs, 5000),
+      minQueryCount: 1000,
+      singleStreamExpectedLatencyNs: 2000,
+      ...seeds,
+    },
+    l,
+    opts,
+  );
   rmSync(l.outdir, { recursive: true, force: true });
-  console.log(`  ${label}: ${r.qpsWithLoadgenOverhead.toFixed(0)} queries/s, mean latency ${r.latency.mean} ns, p50 ${r.latency.p50} ns (${r.counts.queries} queries)`);
+  console.log(
+    `  ${label}: ${r.qpsWithLoadgenOverhead.toFixed(0)} queries/s, mean latency ${r.latency.mean} ns, p50 ${r.latency.p50} ns (${r.counts.queries} queries)`,
+  );
   return r;
 }
 
 async function offline(sut, label) {
   const l = log();
   const t0 = process.hrtime.bigint();
-  const r = await startTest(sut, qsl, { scenario: 'Offline', minDurationMs: 0, minQueryCount: 1_000_000, offlineExpectedQps: 1, ...seeds }, l, opts);
+  const r = await startTest(
+    sut,
+    qsl,
+    { scenario: 'Offline', minDurationMs: 0, minQueryCount: 1_000_000, offlineExpectedQps: 1, ...seeds },
+    l,
+    opts,
+  );
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   rmSync(l.outdir, { recursive: true, force: true });
-  console.log(`  ${label}: ${r.counts.samples} samples, reported ${r.samplesPerSecond.toExponential(3)} samples/s, whole test ${wall.toFixed(2)} s`);
+  console.log(
+    `  ${label}: ${r.counts.samples} samples, reported ${r.samplesPerSecond.toExponential(3)} samples/s, whole test ${wall.toFixed(2)} s`,
+  );
   return r;
 }
 
@@ -113,7 +160,9 @@ const offlineTsSut = {
   flushQueries() {},
 };
 
-const fullLadder = [100_000, 200_000, 250_000, 300_000, 350_000, 400_000, 450_000, 500_000, 600_000, 700_000, 800_000, 1_000_000];
+const fullLadder = [
+  100_000, 200_000, 250_000, 300_000, 350_000, 400_000, 450_000, 500_000, 600_000, 700_000, 800_000, 1_000_000,
+];
 const from = arg('--from', 0);
 const ladder = quick ? [100_000, 200_000, 300_000] : fullLadder.filter((q) => q >= from);
 console.log(`bench/bridge: Server runs of ${durationMs} ms, 10 ms latency bound, p99 target percentile`);

@@ -50,8 +50,7 @@ export function parseArgs(argv = process.argv.slice(2)) {
           'prints one JSON result line (see bench/client/common.mjs, harness.mjs)\n',
       );
       process.exit(0);
-    }
-    else if (a.startsWith('--')) {
+    } else if (a.startsWith('--')) {
       const next = argv[i + 1];
       if (next !== undefined && !next.startsWith('--')) o.extra[a.slice(2)] = argv[++i];
       else o.extra[a.slice(2)] = true;

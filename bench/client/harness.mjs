@@ -71,9 +71,18 @@ async function runHarness(lib, o) {
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const scenario = String(o.extra.scenario ?? 'offline').toLowerCase() === 'server' ? 'Server' : 'Offline';
-  const workers = o.extra.workers !== undefined ? Number(o.extra.workers) : process.env.LOADGEN_BENCH_WORKERS ? Number(process.env.LOADGEN_BENCH_WORKERS) : undefined;
+  const workers =
+    o.extra.workers !== undefined
+      ? Number(o.extra.workers)
+      : process.env.LOADGEN_BENCH_WORKERS
+        ? Number(process.env.LOADGEN_BENCH_WORKERS)
+        : undefined;
   const size = 4096;
-  const dataset = { name: 'bench', size, prompt: (i) => ({ tokenIds: [1, 2, 3, 4, 5, 6, 7, (i % 1000) + 8], maxTokens: o.maxTokens }) };
+  const dataset = {
+    name: 'bench',
+    size,
+    prompt: (i) => ({ tokenIds: [1, 2, 3, 4, 5, 6, 7, (i % 1000) + 8], maxTokens: o.maxTokens }),
+  };
   const llm = await lib.createLlmSut({
     endpoints: [o.url],
     dataset,
@@ -100,7 +109,8 @@ async function runHarness(lib, o) {
       const rest = samples.slice(o.concurrency);
       const slices = 50;
       const per = Math.ceil(head.length / slices);
-      for (let k = 0; k * per < head.length; k++) setTimeout(() => llm.sut.issueQuery(head.slice(k * per, (k + 1) * per)), (k * o.rampS * 1e3) / slices);
+      for (let k = 0; k * per < head.length; k++)
+        setTimeout(() => llm.sut.issueQuery(head.slice(k * per, (k + 1) * per)), (k * o.rampS * 1e3) / slices);
       if (rest.length > 0) setTimeout(() => llm.sut.issueQuery(rest), o.rampS * 1e3);
     },
     flushQueries: () => undefined,
@@ -112,7 +122,17 @@ async function runHarness(lib, o) {
       llm.qsl,
       scenario === 'Offline'
         ? { scenario, mode: 'PerformanceOnly', offlineExpectedQps: 1, minDurationMs: 0, minQueryCount: n, ...extra }
-        : { scenario, mode: 'PerformanceOnly', serverTargetQps: Number(o.extra['target-qps'] ?? 100), minDurationMs: 0, minQueryCount: n, ttftLatencyNs: 1e12, tpotLatencyNs: 1e12, serverTargetLatencyNs: 1e12, ...extra },
+        : {
+            scenario,
+            mode: 'PerformanceOnly',
+            serverTargetQps: Number(o.extra['target-qps'] ?? 100),
+            minDurationMs: 0,
+            minQueryCount: n,
+            ttftLatencyNs: 1e12,
+            tpotLatencyNs: 1e12,
+            serverTargetLatencyNs: 1e12,
+            ...extra,
+          },
       { outdir },
       { auditConfig: null, handleSigint: false },
     );
@@ -188,7 +208,12 @@ async function runHarness(lib, o) {
   let phases = null;
   if (after.timings) {
     const fresh = after.timings.filter(
-      (t) => t.ok && Number.isFinite(t.firstTokenNs) && (sut === ramped ? t.sentNs >= measuredFromNs && t.firstTokenNs <= measuredToNs : t.scheduledNs >= measuredFromNs),
+      (t) =>
+        t.ok &&
+        Number.isFinite(t.firstTokenNs) &&
+        (sut === ramped
+          ? t.sentNs >= measuredFromNs && t.firstTokenNs <= measuredToNs
+          : t.scheduledNs >= measuredFromNs),
     );
     // Server: LoadGen's TTFT, from the scheduled issue time (every query is
     // sent at once, so the truth starts there too). Offline at capacity:
@@ -199,7 +224,14 @@ async function runHarness(lib, o) {
     const from = scenario === 'Server' ? 'scheduledNs' : 'dispatchedNs';
     const ms = fresh.map((t) => (t.firstTokenNs - t[from]) / 1e6).sort((a, b) => a - b);
     const at = (q) => ms[Math.min(ms.length - 1, Math.max(0, Math.ceil(q * ms.length) - 1))];
-    if (ms.length) ttft = { n: ms.length, mean: ms.reduce((a, b) => a + b, 0) / ms.length, p50: at(0.5), p99: at(0.99), max: ms[ms.length - 1] };
+    if (ms.length)
+      ttft = {
+        n: ms.length,
+        mean: ms.reduce((a, b) => a + b, 0) / ms.length,
+        p50: at(0.5),
+        p99: at(0.99),
+        max: ms[ms.length - 1],
+      };
     // Where the time before the request reaches the wire goes: engine
     // schedule -> engine issue (issue thread wake-up), engine issue ->
     // request written (hand-over to JS, the worker ring, undici).
@@ -215,8 +247,19 @@ async function runHarness(lib, o) {
       issuedToDispatchedMs: pq(fresh.map((t) => t.dispatchedNs - t.issuedNs).filter(Number.isFinite)),
       dispatchedToSentMs: pq(fresh.map((t) => t.sentNs - t.dispatchedNs).filter(Number.isFinite)),
     };
-    if (process.env.LOADGEN_BENCH_DUMP) writeFileSync(process.env.LOADGEN_BENCH_DUMP, JSON.stringify(fresh.map((t) => [t.scheduledNs, t.issuedNs, t.sentNs, t.firstTokenNs])));
-    if (o.ttftOut) writeFileSync(o.ttftOut, JSON.stringify({ clock: 'CLOCK_MONOTONIC_ns', records: fresh.map((t) => [String(t.id), t[from], t.firstTokenNs]) }));
+    if (process.env.LOADGEN_BENCH_DUMP)
+      writeFileSync(
+        process.env.LOADGEN_BENCH_DUMP,
+        JSON.stringify(fresh.map((t) => [t.scheduledNs, t.issuedNs, t.sentNs, t.firstTokenNs])),
+      );
+    if (o.ttftOut)
+      writeFileSync(
+        o.ttftOut,
+        JSON.stringify({
+          clock: 'CLOCK_MONOTONIC_ns',
+          records: fresh.map((t) => [String(t.id), t[from], t.firstTokenNs]),
+        }),
+      );
   }
   return {
     client: 'harness',

@@ -38,7 +38,10 @@ function stat(pid) {
 function chrt(args, what) {
   const r = spawnSync('chrt', args, { encoding: 'utf8' });
   if (r.error) throw new Error(`--idle-kdamond: cannot run chrt (util-linux): ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`--idle-kdamond: chrt ${args.join(' ')} (${what}) failed: ${(r.stderr || '').trim() || `exit ${r.status}`}`);
+  if (r.status !== 0)
+    throw new Error(
+      `--idle-kdamond: chrt ${args.join(' ')} (${what}) failed: ${(r.stderr || '').trim() || `exit ${r.status}`}`,
+    );
 }
 
 /** Linux: the kdamond kernel threads at SCHED_OTHER, [{pid, comm}]. */
@@ -47,7 +50,8 @@ export function kdamondThreads() {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const s = stat(name);
-    if (s === null || !s.comm.startsWith('kdamond') || (s.flags & PF_KTHREAD) === 0 || s.policy !== SCHED_OTHER) continue;
+    if (s === null || !s.comm.startsWith('kdamond') || (s.flags & PF_KTHREAD) === 0 || s.policy !== SCHED_OTHER)
+      continue;
     threads.push({ pid: Number(name), comm: s.comm });
   }
   return threads;
@@ -60,7 +64,8 @@ export function kdamondThreads() {
  * the right to change a kernel thread's policy (root).
  */
 export function idleKdamond() {
-  if (process.platform !== 'linux') throw new Error(`--idle-kdamond: kdamond is a Linux kernel thread; not on ${process.platform}`);
+  if (process.platform !== 'linux')
+    throw new Error(`--idle-kdamond: kdamond is a Linux kernel thread; not on ${process.platform}`);
   const threads = kdamondThreads();
   const demoted = [];
   let restored = false;

@@ -55,7 +55,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 // The lead wires it to the harness: run harness.mjs with --ttft-out at 10 %,
 // 50 % and 90 % of its measured capacity and call this on its records.
 export function measureTtftError(clientRecords, serverRecords, { windowS = null } = {}) {
-  const cr = Array.isArray(clientRecords) ? clientRecords : clientRecords?.records ?? [];
+  const cr = Array.isArray(clientRecords) ? clientRecords : (clientRecords?.records ?? []);
   const sr = serverRecords?.records && !Array.isArray(serverRecords.records) ? serverRecords.records : serverRecords;
   const err = [];
   const send = [];
@@ -153,7 +153,12 @@ function parseRunArgs(argv) {
     else if (a === '--paced-only') o.pacedOnly = true;
     else if (a === '--harness-node-flags') o.harnessNodeFlags = argv[++i].split(/\s+/).filter(Boolean);
     else if (a === '-h' || a === '--help') {
-      process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 20).join('\n') + '\n');
+      process.stdout.write(
+        readFileSync(fileURLToPath(import.meta.url), 'utf8')
+          .split('\n')
+          .slice(0, 20)
+          .join('\n') + '\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
   }
@@ -185,11 +190,17 @@ function findPython(explicit) {
   if (!isRoot || !hasApt) {
     return { py: null, why: `aiohttp missing and ${!isRoot ? 'not root' : 'no apt-get'}: install python3-aiohttp` };
   }
-  process.stdout.write('aiohttp is missing: running `apt-get update && apt-get install -y python3-aiohttp` (Debian mirrors)\n');
-  const r = spawnSync('sh', ['-c', 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y python3-aiohttp'], {
-    stdio: 'inherit',
-    timeout: 600e3,
-  });
+  process.stdout.write(
+    'aiohttp is missing: running `apt-get update && apt-get install -y python3-aiohttp` (Debian mirrors)\n',
+  );
+  const r = spawnSync(
+    'sh',
+    ['-c', 'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y python3-aiohttp'],
+    {
+      stdio: 'inherit',
+      timeout: 600e3,
+    },
+  );
   if (r.status !== 0) return { py: null, why: `apt-get install python3-aiohttp failed (status ${r.status})` };
   const v = pythonHasAiohttp('/usr/bin/python3');
   return v ? { py: '/usr/bin/python3', version: v } : { py: null, why: 'python3-aiohttp installed but not importable' };
@@ -222,7 +233,8 @@ function readJsonLine(child, timeoutMs, what) {
     });
     child.on('exit', (code, sig) => {
       clearTimeout(t);
-      if (!out.includes('\n')) reject(new Error(`${what}: exited (${code ?? sig}) without a result; stderr: ${err.slice(-800)}`));
+      if (!out.includes('\n'))
+        reject(new Error(`${what}: exited (${code ?? sig}) without a result; stderr: ${err.slice(-800)}`));
     });
     child.getStderr = () => err;
   });
@@ -231,7 +243,16 @@ function readJsonLine(child, timeoutMs, what) {
 async function startServer(tokens, pacedMs, framing) {
   const child = spawn(
     process.execPath,
-    [join(HERE, 'server.mjs'), '--tokens', String(tokens), '--paced-ms', String(pacedMs), '--framing', framing, '--exit-on-stdin-end'],
+    [
+      join(HERE, 'server.mjs'),
+      '--tokens',
+      String(tokens),
+      '--paced-ms',
+      String(pacedMs),
+      '--framing',
+      framing,
+      '--exit-on-stdin-end',
+    ],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const hello = await readJsonLine(child, 15000, 'server');
@@ -324,7 +345,8 @@ function matrix(o) {
   } else {
     for (const m of modes)
       for (const p of m.pacings)
-        for (const c of conc) out.push({ mode: m.mode, stream: m.stream, tokens: m.tokens, concurrency: c, pacedMs: p });
+        for (const c of conc)
+          out.push({ mode: m.mode, stream: m.stream, tokens: m.tokens, concurrency: c, pacedMs: p });
   }
   if (o.pacedOnly) out.splice(0, out.length, ...out.filter((c) => c.pacedMs > 0));
   for (const cfg of out) {
@@ -379,7 +401,9 @@ function printTable(rows) {
     const pacing = row.cfg.pacedMs ? `${row.cfg.pacedMs} ms` : 'at once';
     const head = `| ${row.client} | ${row.cfg.mode} | ${row.cfg.concurrency} | ${pacing} |`;
     if (!r || r.skipped || r.error) {
-      lines.push(`${head} ${r?.skipped ? 'skipped: ' + r.skipped : 'error: ' + String(r?.error).slice(0, 80)} ||||||||||`);
+      lines.push(
+        `${head} ${r?.skipped ? 'skipped: ' + r.skipped : 'error: ' + String(r?.error).slice(0, 80)} ||||||||||`,
+      );
       continue;
     }
     const te = row.ttftError?.error;
@@ -393,7 +417,10 @@ function printTable(rows) {
 }
 
 function printRatios(rows) {
-  const lines = ['| mode | conc | pacing | client | CPU per unit vs aiohttp | throughput/CPU-s ×aiohttp |', '|---|---:|---|---|---:|---:|'];
+  const lines = [
+    '| mode | conc | pacing | client | CPU per unit vs aiohttp | throughput/CPU-s ×aiohttp |',
+    '|---|---:|---|---|---:|---:|',
+  ];
   const key = (c) => `${c.mode}/${c.concurrency}/${c.pacedMs}`;
   const base = new Map();
   for (const row of rows) if (row.client === 'aiohttp-vllm' && row.result?.cpu_s) base.set(key(row.cfg), row.result);
@@ -453,7 +480,8 @@ async function main() {
         const srv = await startServer(cfg.tokens, cfg.pacedMs, o.framing);
         const host0 = cpuTimes();
         try {
-          const ttftFile = o.ttftError && cfg.stream && cfg.pacedMs ? join(tmp, `${client.name}-${rows.length}.json`) : null;
+          const ttftFile =
+            o.ttftError && cfg.stream && cfg.pacedMs ? join(tmp, `${client.name}-${rows.length}.json`) : null;
           const res = await runClient(client, srv.base, cfg, o, ttftFile);
           row.result = derive(res);
           row.stealPct = stealPct(host0, cpuTimes());
@@ -477,7 +505,9 @@ async function main() {
                 : `${f(r.req_s, 0)} req/s ${fk(r.events_s)} ev/s ${f(r.us_cpu_per_event, 2)} µs/ev ${f(r.us_cpu_per_req, 1)} µs/req cpu ${f(r.cpu_pct, 0)}%` +
                   (row.ttftError?.error
                     ? ` ttft-err p50 ${f(row.ttftError.error.p50, 2)} p99 ${f(row.ttftError.error.p99, 2)} ms` +
-                      (row.ttftError.serverRead ? ` (server arrival→read p99 ${f(row.ttftError.serverRead.p99, 2)})` : '')
+                      (row.ttftError.serverRead
+                        ? ` (server arrival→read p99 ${f(row.ttftError.serverRead.p99, 2)})`
+                        : '')
                     : '') +
                   ` steal ${f(row.stealPct, 1)}%`) +
             '\n',
@@ -490,7 +520,13 @@ async function main() {
   machine.loadavgEnd = loadavg();
   const table = printTable(rows);
   const ratios = printRatios(rows);
-  process.stdout.write('\n' + table + '\n\nRatios to the aiohttp (vLLM-style) client in this run (CPU per event for streams, per request otherwise):\n\n' + ratios + '\n');
+  process.stdout.write(
+    '\n' +
+      table +
+      '\n\nRatios to the aiohttp (vLLM-style) client in this run (CPU per event for streams, per request otherwise):\n\n' +
+      ratios +
+      '\n',
+  );
   const dir = join(HERE, 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

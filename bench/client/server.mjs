@@ -50,7 +50,14 @@ import { join } from 'node:path';
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
   const src = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
-  process.stdout.write(src.slice(0, src.findIndex((l) => !l.startsWith('//'))).join('\n') + '\n');
+  process.stdout.write(
+    src
+      .slice(
+        0,
+        src.findIndex((l) => !l.startsWith('//')),
+      )
+      .join('\n') + '\n',
+  );
   process.exit(0);
 }
 const opt = (name, env, def) => {
@@ -78,11 +85,25 @@ function chunkJson(i) {
     created: CREATED,
     model: 'm',
     choices: [
-      { index: 0, text: ' x', logprobs: null, finish_reason: last ? 'length' : null, stop_reason: null, token_ids: [tokenId(i)] },
+      {
+        index: 0,
+        text: ' x',
+        logprobs: null,
+        finish_reason: last ? 'length' : null,
+        stop_reason: null,
+        token_ids: [tokenId(i)],
+      },
     ],
   });
 }
-const usageJson = JSON.stringify({ id: 'cmpl-bench', object: 'text_completion', created: CREATED, model: 'm', choices: [], usage });
+const usageJson = JSON.stringify({
+  id: 'cmpl-bench',
+  object: 'text_completion',
+  created: CREATED,
+  model: 'm',
+  choices: [],
+  usage,
+});
 const sse = (s) => `data: ${s}\n\n`;
 // HTTP/1.1 chunked framing of one piece of body.
 const frame = (s) => {
@@ -129,7 +150,16 @@ const nonStreamBody = Buffer.from(
     object: 'text_completion',
     created: CREATED,
     model: 'm',
-    choices: [{ index: 0, text: ' x'.repeat(TOKENS), logprobs: null, finish_reason: 'length', stop_reason: null, token_ids: ids }],
+    choices: [
+      {
+        index: 0,
+        text: ' x'.repeat(TOKENS),
+        logprobs: null,
+        finish_reason: 'length',
+        stop_reason: null,
+        token_ids: ids,
+      },
+    ],
     usage: { ...usage, prompt_tokens_details: null },
   }),
 );
@@ -143,7 +173,9 @@ const NONSTREAM_ALL = Buffer.concat([
 const simple = (status, body, type = 'application/json') => {
   const b = Buffer.from(body);
   return Buffer.concat([
-    Buffer.from(`HTTP/1.1 ${status}\r\ncontent-type: ${type}\r\nconnection: keep-alive\r\ncontent-length: ${b.length}\r\n\r\n`),
+    Buffer.from(
+      `HTTP/1.1 ${status}\r\ncontent-type: ${type}\r\nconnection: keep-alive\r\ncontent-length: ${b.length}\r\n\r\n`,
+    ),
     b,
   ]);
 };
@@ -151,7 +183,18 @@ const simple = (status, body, type = 'application/json') => {
 const VERSION_JSON = '{"version":"0.11.0"}';
 const MODELS_JSON = JSON.stringify({
   object: 'list',
-  data: [{ id: 'm', object: 'model', created: CREATED, owned_by: 'vllm', root: 'm', parent: null, max_model_len: 131072, permission: [] }],
+  data: [
+    {
+      id: 'm',
+      object: 'model',
+      created: CREATED,
+      owned_by: 'vllm',
+      root: 'm',
+      parent: null,
+      max_model_len: 131072,
+      permission: [],
+    },
+  ],
 });
 
 // ---- the C engine ----------------------------------------------------------------
@@ -173,7 +216,11 @@ function buildCServer() {
     renameSync(tmp, bin);
     return bin;
   } catch (e) {
-    process.stderr.write(`bench server: could not compile server.c (${String(e.stderr ?? e.message).trim().slice(0, 300)}); using --engine node\n`);
+    process.stderr.write(
+      `bench server: could not compile server.c (${String(e.stderr ?? e.message)
+        .trim()
+        .slice(0, 300)}); using --engine node\n`,
+    );
     return null;
   }
 }
@@ -194,7 +241,17 @@ async function runCServer(bin) {
     notfound: simple('404 Not Found', '{"error":"not found"}'),
   };
   for (const [name, data] of Object.entries(files)) writeFileSync(join(dir, name), data);
-  const args = ['--prebuilt', dir, '--port', String(PORT), '--paced-ms', String(PACED_MS), '--tokens', String(TOKENS), '--exit-on-stdin-end'];
+  const args = [
+    '--prebuilt',
+    dir,
+    '--port',
+    String(PORT),
+    '--paced-ms',
+    String(PACED_MS),
+    '--tokens',
+    String(TOKENS),
+    '--exit-on-stdin-end',
+  ];
   // stdin is our pipe to it: when this process goes, so does the C server.
   const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   // It has read the files once it prints its first line: they go then, so a
@@ -244,7 +301,8 @@ const records = {
   },
   toJSON() {
     const out = {};
-    for (let i = 0; i < this.size; i++) out[this.strIds[i] ?? String(this.numIds[i])] = [this.times[2 * i].toString(), this.times[2 * i + 1].toString()];
+    for (let i = 0; i < this.size; i++)
+      out[this.strIds[i] ?? String(this.numIds[i])] = [this.times[2 * i].toString(), this.times[2 * i + 1].toString()];
     return out;
   },
   clear() {

@@ -69,7 +69,21 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 
 function options(argv) {
-  const o = { against: 'bench', tokens: 100, decodeStepMs: 2, durationS: 60, windowS: 8, fractions: [0.1, 0.5, 0.9], workers: null, serverNice: 0, cpuIdleLatencyUs: null, capacity: null, harnessNodeFlags: [], idleKdamond: false, busyPoll: null };
+  const o = {
+    against: 'bench',
+    tokens: 100,
+    decodeStepMs: 2,
+    durationS: 60,
+    windowS: 8,
+    fractions: [0.1, 0.5, 0.9],
+    workers: null,
+    serverNice: 0,
+    cpuIdleLatencyUs: null,
+    capacity: null,
+    harnessNodeFlags: [],
+    idleKdamond: false,
+    busyPoll: null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const v = () => argv[++i];
@@ -80,7 +94,8 @@ function options(argv) {
     else if (a === '--window-s') o.windowS = Number(v());
     else if (a === '--fractions') o.fractions = v().split(',').map(Number);
     else if (a === '--workers') o.workers = Number(v());
-    else if (a === '--busy-poll') o.busyPoll = argv[i + 1] !== undefined && !argv[i + 1].startsWith('--') ? Number(v()) : 1000;
+    else if (a === '--busy-poll')
+      o.busyPoll = argv[i + 1] !== undefined && !argv[i + 1].startsWith('--') ? Number(v()) : 1000;
     else if (a === '--server-nice') o.serverNice = Number(v());
     else if (a === '--cpu-idle-latency-us') o.cpuIdleLatencyUs = Number(v());
     else if (a === '--capacity') o.capacity = Number(v());
@@ -91,8 +106,10 @@ function options(argv) {
   if (o.against !== 'bench' && o.against !== 'sim') throw new Error('--against takes bench or sim');
   if (!(o.durationS > 0)) throw new Error('--duration-s takes a positive number of seconds');
   if (!(o.windowS > 0)) throw new Error('--window-s takes a positive number of seconds');
-  if (o.busyPoll !== null && !(o.busyPoll >= 0)) throw new Error('--busy-poll takes an idle window in milliseconds >= 0');
-  if (o.capacity !== null && !(o.capacity > 0)) throw new Error('--capacity takes a positive rate in queries per second');
+  if (o.busyPoll !== null && !(o.busyPoll >= 0))
+    throw new Error('--busy-poll takes an idle window in milliseconds >= 0');
+  if (o.capacity !== null && !(o.capacity > 0))
+    throw new Error('--capacity takes a positive rate in queries per second');
   return o;
 }
 
@@ -107,13 +124,20 @@ function track(child) {
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
-for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(sig, () => process.exit(code));
+for (const [sig, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+])
+  process.on(sig, () => process.exit(code));
 
 function firstLine(child, what, timeoutMs) {
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
-    const t = setTimeout(() => reject(new Error(`${what}: no output in ${timeoutMs} ms; stderr ${err.slice(-400)}`)), timeoutMs);
+    const t = setTimeout(
+      () => reject(new Error(`${what}: no output in ${timeoutMs} ms; stderr ${err.slice(-400)}`)),
+      timeoutMs,
+    );
     child.stdout.on('data', (d) => {
       out += d;
       const nl = out.indexOf('\n');
@@ -131,7 +155,21 @@ function firstLine(child, what, timeoutMs) {
 }
 
 async function startSim(o) {
-  const args = [join(ROOT, 'dist', 'cli.js'), 'sim', '--port', '0', '--decode-step-ms', String(o.decodeStepMs), '--no-precise-pacing', '--max-running-seqs', '100000', '--max-records', String(requestCap(o.durationS)), '--max-model-len', '1000000'];
+  const args = [
+    join(ROOT, 'dist', 'cli.js'),
+    'sim',
+    '--port',
+    '0',
+    '--decode-step-ms',
+    String(o.decodeStepMs),
+    '--no-precise-pacing',
+    '--max-running-seqs',
+    '100000',
+    '--max-records',
+    String(requestCap(o.durationS)),
+    '--max-model-len',
+    '1000000',
+  ];
   const child = track(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   if (o.serverNice) setPriority(child.pid, o.serverNice);
   const url = (await firstLine(child, 'simulator', 20000)).trim();
@@ -142,7 +180,8 @@ async function startSim(o) {
     async records() {
       const r = await fetch(`${url}/_sim/records`);
       const truth = {};
-      for (const x of await r.json()) if (x.requestId !== null && x.firstTokenNs !== null) truth[x.requestId] = [x.receivedNs, x.firstTokenNs];
+      for (const x of await r.json())
+        if (x.requestId !== null && x.firstTokenNs !== null) truth[x.requestId] = [x.receivedNs, x.firstTokenNs];
       return truth;
     },
     async clear() {
@@ -156,7 +195,11 @@ async function startSim(o) {
 
 // The bench server: truth in GET /_records as {records: {id: [read, first write]}}.
 async function startBenchServer(o) {
-  const child = track(spawn(process.execPath, [join(HERE, 'server.mjs'), '--tokens', String(o.tokens), '--paced-ms', '0'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, [join(HERE, 'server.mjs'), '--tokens', String(o.tokens), '--paced-ms', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const hello = JSON.parse(await firstLine(child, 'bench server', 20000));
   if (o.serverNice) setPriority(hello.pid ?? child.pid, o.serverNice);
   const url = `http://127.0.0.1:${hello.port}`;
@@ -181,10 +224,28 @@ async function startBenchServer(o) {
 const requestCap = (durationS) => Math.max(1_000_000, Math.round(60_000 * (durationS + 4)));
 
 async function harness(srv, o, extra) {
-  const args = [join(HERE, 'harness.mjs'), '--url', srv.url, '--requests', String(requestCap(o.durationS)), '--duration-s', String(o.durationS), '--warmup-s', '2', '--stream', '--max-tokens', String(o.tokens), '--model', srv.model, ...extra];
+  const args = [
+    join(HERE, 'harness.mjs'),
+    '--url',
+    srv.url,
+    '--requests',
+    String(requestCap(o.durationS)),
+    '--duration-s',
+    String(o.durationS),
+    '--warmup-s',
+    '2',
+    '--stream',
+    '--max-tokens',
+    String(o.tokens),
+    '--model',
+    srv.model,
+    ...extra,
+  ];
   if (o.workers !== null) args.push('--workers', String(o.workers));
   if (o.busyPoll !== null) args.push('--busy-poll', String(o.busyPoll));
-  const child = track(spawn(process.execPath, [...o.harnessNodeFlags, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT }));
+  const child = track(
+    spawn(process.execPath, [...o.harnessNodeFlags, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: ROOT }),
+  );
   const limit = setTimeout(() => child.kill('SIGKILL'), (o.durationS * 4 + 60) * 1e3);
   const line = await firstLine(child, 'harness', (o.durationS * 4 + 60) * 1e3);
   clearTimeout(limit);
@@ -208,7 +269,12 @@ function windowSummary(err) {
   if (w.length === 0) return null;
   const s = Float64Array.from(w).sort();
   const mid = s.length >> 1;
-  return { count: s.length, medianP99: s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2, maxP99: s[s.length - 1], over1ms: w.filter((x) => x >= 1).length };
+  return {
+    count: s.length,
+    medianP99: s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2,
+    maxP99: s[s.length - 1],
+    over1ms: w.filter((x) => x >= 1).length,
+  };
 }
 
 const f = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
@@ -216,7 +282,8 @@ const f = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–
 async function main() {
   const o = options(process.argv.slice(2));
   // System-wide: covers the harness and the server alike.
-  const idleHold = o.cpuIdleLatencyUs === null ? null : (await import('../../dist/index.js')).holdCpuIdleLatency(o.cpuIdleLatencyUs);
+  const idleHold =
+    o.cpuIdleLatencyUs === null ? null : (await import('../../dist/index.js')).holdCpuIdleLatency(o.cpuIdleLatencyUs);
   const kdamond = o.idleKdamond ? idleKdamond() : null;
   const tmp = mkdtempSync(join(tmpdir(), 'ttft-error-'));
   const sim = o.against === 'sim' ? await startSim(o) : await startBenchServer(o);
@@ -232,16 +299,33 @@ async function main() {
     const serverRun = async (qps, durationS, name) => {
       await sim.clear();
       const file = join(tmp, `ttft-${name}.json`);
-      const r = await harness(sim, { ...o, durationS }, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(qps), '--ttft-out', file]);
+      const r = await harness(sim, { ...o, durationS }, [
+        '--concurrency',
+        '100000',
+        '--scenario',
+        'server',
+        '--target-qps',
+        String(qps),
+        '--ttft-out',
+        file,
+      ]);
       if (r.error) throw new Error(`Server run at ${qps} QPS failed: ${String(r.error).slice(0, 400)}`);
       const err = measureTtftError(JSON.parse(readFileSync(file, 'utf8')), await sim.records(), { windowS: o.windowS });
       // The servers keep a bounded number of records (the bench server 4,000,000).
-      if (err.unmatched > 0) process.stdout.write(`  warning: ${err.unmatched} of the harness's samples at ${qps} QPS have no server record (record limit reached, or ids lost); they are left out\n`);
+      if (err.unmatched > 0)
+        process.stdout.write(
+          `  warning: ${err.unmatched} of the harness's samples at ${qps} QPS have no server record (record limit reached, or ids lost); they are left out\n`,
+        );
       return { r, err };
     };
     if (capacity === null) {
       // Throughput only: a short run does.
-      cap = await harness(sim, { ...o, durationS: Math.min(o.durationS, 8) }, ['--concurrency', o.against === 'sim' ? '512' : '64', '--scenario', 'offline']);
+      cap = await harness(sim, { ...o, durationS: Math.min(o.durationS, 8) }, [
+        '--concurrency',
+        o.against === 'sim' ? '512' : '64',
+        '--scenario',
+        'offline',
+      ]);
       if (cap.error || !cap.requests) throw new Error(`capacity run failed: ${JSON.stringify(cap).slice(0, 400)}`);
       offlineCapacity = cap.requests / cap.wall_s;
       // In the Server scenario every query is its own hand-over (LoadGen's
@@ -250,7 +334,14 @@ async function main() {
       // by letting LoadGen issue at twice the Offline rate, so the harness
       // falls behind and completes requests as fast as it can; the probes
       // then step down from that overload throughput to what it sustains.
-      over = await harness(sim, { ...o, durationS: Math.min(o.durationS, 3) }, ['--concurrency', '100000', '--scenario', 'server', '--target-qps', String(Math.round(offlineCapacity * 2))]);
+      over = await harness(sim, { ...o, durationS: Math.min(o.durationS, 3) }, [
+        '--concurrency',
+        '100000',
+        '--scenario',
+        'server',
+        '--target-qps',
+        String(Math.round(offlineCapacity * 2)),
+      ]);
       overloadThroughput = over.requests / over.wall_s;
       // A rate passes when two runs in a row at it pass: on this shared VM a
       // single run passed at a rate 10 % above one that then fell behind.
@@ -259,13 +350,25 @@ async function main() {
         for (let run = 1; run <= 2; run++) {
           const { r, err } = await serverRun(qps, o.durationS, `probe-${step}-${run}`);
           const pass = r.errors === 0 && err.error !== null && err.error.p50 < 1 && err.error.p99 < 20;
-          probes.push({ targetQps: qps, run, errorP50: err.error?.p50 ?? null, errorP99: err.error?.p99 ?? null, errors: r.errors, pass });
-          process.stdout.write(`  capacity probe ${qps} QPS (run ${run}): TTFT error p50 ${f(err.error?.p50, 3)} ms, p99 ${f(err.error?.p99, 3)} ms, errors ${r.errors}\n`);
+          probes.push({
+            targetQps: qps,
+            run,
+            errorP50: err.error?.p50 ?? null,
+            errorP99: err.error?.p99 ?? null,
+            errors: r.errors,
+            pass,
+          });
+          process.stdout.write(
+            `  capacity probe ${qps} QPS (run ${run}): TTFT error p50 ${f(err.error?.p50, 3)} ms, p99 ${f(err.error?.p99, 3)} ms, errors ${r.errors}\n`,
+          );
           if (!pass) break;
           if (run === 2) capacity = qps;
         }
       }
-      if (capacity === null) throw new Error(`no rate down to half the overload throughput (${overloadThroughput.toFixed(0)} req/s) kept the TTFT error under 1 ms at the median and 20 ms at p99 in two runs in a row`);
+      if (capacity === null)
+        throw new Error(
+          `no rate down to half the overload throughput (${overloadThroughput.toFixed(0)} req/s) kept the TTFT error under 1 ms at the median and 20 ms at p99 in two runs in a row`,
+        );
     }
     const where = `against ${o.against === 'sim' ? 'the simulator' : 'the bench server'}, ${o.tokens}-token streams${idleHold ? `, CPU idle latency held at ${idleHold.us} µs` : ''}${o.busyPoll !== null ? `, workers busy-polling (idle ${o.busyPoll} ms)` : ''}${o.harnessNodeFlags.length ? `, harness run with node ${o.harnessNodeFlags.join(' ')}` : ''}${kdamond ? `, ${kdamond.threads.length ? kdamond.threads.map((t) => `${t.comm} (pid ${t.pid})`).join(', ') : 'no kdamond thread found'} at SCHED_IDLE` : ''}`;
     process.stdout.write(
@@ -282,7 +385,8 @@ async function main() {
       const t0 = performance.now();
       const { r, err } = await serverRun(qps, o.durationS, String(fr));
       // Over the whole harness process's life (start-up and warm-up included): an upper bound for the window.
-      const serverCpuPct = cpu0 === null ? null : ((processCpuS(sim.pid) - cpu0) / ((performance.now() - t0) / 1e3)) * 100;
+      const serverCpuPct =
+        cpu0 === null ? null : ((processCpuS(sim.pid) - cpu0) / ((performance.now() - t0) / 1e3)) * 100;
       const steal = stealPct(host0, cpuTimes());
       const windows = windowSummary(err);
       rows.push({ fraction: fr, targetQps: qps, harness: r, error: err, windows, serverCpuPct, stealPct: steal });
@@ -303,7 +407,23 @@ async function main() {
     const dir = join(HERE, 'results');
     mkdirSync(dir, { recursive: true });
     const out = join(dir, `ttft-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(out, JSON.stringify({ options: o, idledKdamond: kdamond?.threads ?? null, offlineCapacity, overloadThroughput, capacity, capacityRuns: { offline: cap, server: over, probes }, rows, table }, null, 1));
+    writeFileSync(
+      out,
+      JSON.stringify(
+        {
+          options: o,
+          idledKdamond: kdamond?.threads ?? null,
+          offlineCapacity,
+          overloadThroughput,
+          capacity,
+          capacityRuns: { offline: cap, server: over, probes },
+          rows,
+          table,
+        },
+        null,
+        1,
+      ),
+    );
     process.stdout.write(`\nwrote ${out}\n`);
   } finally {
     idleHold?.release();

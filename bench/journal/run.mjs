@@ -22,7 +22,14 @@ const TOKENS = arg('tokens', 128);
 // The writer is not exported from the package: bundle it from the sources on the fly.
 const { build } = await import('esbuild');
 const tmp = mkdtempSync(join(tmpdir(), 'lg-journal-bench-'));
-await build({ entryPoints: [new URL('../../lib/resume/journal-writer.ts', import.meta.url).pathname], bundle: true, platform: 'node', format: 'esm', outfile: join(tmp, 'w.mjs'), logLevel: 'silent' });
+await build({
+  entryPoints: [new URL('../../lib/resume/journal-writer.ts', import.meta.url).pathname],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  outfile: join(tmp, 'w.mjs'),
+  logLevel: 'silent',
+});
 const { JournalWriter } = await import(join(tmp, 'w.mjs'));
 
 function target(dir) {
@@ -56,14 +63,41 @@ async function writerOnly() {
 
 // (2) One Offline test of SAMPLES samples against a zero-delay simulator, journal on or off.
 async function offline(sim, journal) {
-  const dataset = { name: 'bench', size: SAMPLES, prompt: (i) => ({ tokenIds: [1, 2, 3, i & 0xffff], maxTokens: TOKENS }) };
+  const dataset = {
+    name: 'bench',
+    size: SAMPLES,
+    prompt: (i) => ({ tokenIds: [1, 2, 3, i & 0xffff], maxTokens: TOKENS }),
+  };
   const dir = mkdtempSync(join(tmp, 'run-'));
-  const llm = await createLlmSut({ endpoints: [sim.url], dataset, backend: 'vllm', workers: 0, journal: journal ? target(join(dir, 'journal')) : null });
+  const llm = await createLlmSut({
+    endpoints: [sim.url],
+    dataset,
+    backend: 'vllm',
+    workers: 0,
+    journal: journal ? target(join(dir, 'journal')) : null,
+  });
   try {
     const t0 = process.hrtime.bigint();
-    const r = await startTest(llm.sut, llm.qsl, { scenario: 'Offline', mode: 'PerformanceOnly', offlineExpectedQps: SAMPLES, minDurationMs: 0, minQueryCount: SAMPLES, performanceSampleCountOverride: SAMPLES }, { outdir: dir }, { handleSigint: false });
+    const r = await startTest(
+      llm.sut,
+      llm.qsl,
+      {
+        scenario: 'Offline',
+        mode: 'PerformanceOnly',
+        offlineExpectedQps: SAMPLES,
+        minDurationMs: 0,
+        minQueryCount: SAMPLES,
+        performanceSampleCountOverride: SAMPLES,
+      },
+      { outdir: dir },
+      { handleSigint: false },
+    );
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
-    return { samplesPerSecond: r.samplesPerSecond, wallSamplesPerSecond: r.counts.samples / s, samples: r.counts.samples };
+    return {
+      samplesPerSecond: r.samplesPerSecond,
+      wallSamplesPerSecond: r.counts.samples / s,
+      samples: r.counts.samples,
+    };
   } finally {
     await llm.close();
     rmSync(dir, { recursive: true, force: true });
@@ -71,10 +105,20 @@ async function offline(sim, journal) {
 }
 
 const nsPerRecord = await writerOnly();
-console.log(`writer alone: ${nsPerRecord.toFixed(0)} ns per journaled sample (${TOKENS} ids, append + write, 64 records per write)`);
+console.log(
+  `writer alone: ${nsPerRecord.toFixed(0)} ns per journaled sample (${TOKENS} ids, append + write, 64 records per write)`,
+);
 
 // One chunk per stream carries every token: the streams are cheap, so the adapter's per-sample work dominates.
-const sim = await startSimulator({ flavor: 'vllm', model: 'bench', maxRunningSeqs: 4096, decodeStepNs: 0, precisePacing: false, record: false, tokensPerChunk: TOKENS });
+const sim = await startSimulator({
+  flavor: 'vllm',
+  model: 'bench',
+  maxRunningSeqs: 4096,
+  decodeStepNs: 0,
+  precisePacing: false,
+  record: false,
+  tokensPerChunk: TOKENS,
+});
 try {
   await offline(sim, false); // warm-up
   const off = [];
@@ -84,14 +128,23 @@ try {
     on.push(await offline(sim, true));
   }
   const mean = (xs, k) => xs.reduce((a, x) => a + x[k], 0) / xs.length;
-  for (const [name, xs] of [['journal off', off], ['journal on ', on]]) {
-    console.log(`${name}: ${xs.map((x) => x.samplesPerSecond.toFixed(0)).join(', ')} samples/s (LoadGen); mean ${mean(xs, 'samplesPerSecond').toFixed(0)}`);
+  for (const [name, xs] of [
+    ['journal off', off],
+    ['journal on ', on],
+  ]) {
+    console.log(
+      `${name}: ${xs.map((x) => x.samplesPerSecond.toFixed(0)).join(', ')} samples/s (LoadGen); mean ${mean(xs, 'samplesPerSecond').toFixed(0)}`,
+    );
   }
   const ratio = mean(on, 'samplesPerSecond') / mean(off, 'samplesPerSecond');
-  console.log(`ratio on/off: ${ratio.toFixed(3)} (Offline, ${SAMPLES} samples × ${TOKENS} tokens, ${ROUNDS} alternating rounds, adapter on the main thread)`);
+  console.log(
+    `ratio on/off: ${ratio.toFixed(3)} (Offline, ${SAMPLES} samples × ${TOKENS} tokens, ${ROUNDS} alternating rounds, adapter on the main thread)`,
+  );
   // The part of each sample's time the journal takes, from the writer's own cost: the figure noise cannot hide.
   const perSampleNs = 1e9 / mean(off, 'samplesPerSecond');
-  console.log(`journal share of a sample's time: ${((100 * nsPerRecord) / perSampleNs).toFixed(2)}% (${nsPerRecord.toFixed(0)} ns of ${(perSampleNs / 1000).toFixed(0)} µs)`);
+  console.log(
+    `journal share of a sample's time: ${((100 * nsPerRecord) / perSampleNs).toFixed(2)}% (${nsPerRecord.toFixed(0)} ns of ${(perSampleNs / 1000).toFixed(0)} µs)`,
+  );
 } finally {
   await sim.close();
   rmSync(tmp, { recursive: true, force: true });

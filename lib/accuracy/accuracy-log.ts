@@ -73,10 +73,13 @@ function isHex(s: string): boolean {
 export function decodeTokens(hex: string, dtype: TokenDtype = 'int32'): ArrayLike<number> {
   if (!isHex(hex)) throw new AccuracyLogError(`not an even-length hex string (${hex.length} characters)`);
   const size = DTYPE_BYTES[dtype];
-  if (size === undefined) throw new AccuracyLogError(`unknown dtype '${String(dtype)}'; expected ${TOKEN_DTYPES.join(', ')}`);
+  if (size === undefined)
+    throw new AccuracyLogError(`unknown dtype '${String(dtype)}'; expected ${TOKEN_DTYPES.join(', ')}`);
   const nBytes = hex.length / 2;
   if (nBytes % size !== 0) {
-    throw new AccuracyLogError(`${nBytes} bytes is not a whole number of ${dtype} values (${size} bytes each): wrong --dtype?`);
+    throw new AccuracyLogError(
+      `${nBytes} bytes is not a whole number of ${dtype} values (${size} bytes each): wrong --dtype?`,
+    );
   }
   const bytes = Buffer.from(hex, 'hex');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -129,7 +132,8 @@ function toEntry(raw: RawEntry, where: string, dtype: TokenDtype, file: string |
     byteLength: Math.floor(data.length / 2),
   };
   if (token_count !== undefined) {
-    if (!Number.isSafeInteger(token_count)) throw new AccuracyLogError(`${where}: 'token_count' must be an integer`, file);
+    if (!Number.isSafeInteger(token_count))
+      throw new AccuracyLogError(`${where}: 'token_count' must be an integer`, file);
     e.tokenCount = token_count as number;
   }
   try {
@@ -161,7 +165,8 @@ export function parseAccuracyLog(text: string, options: ReadAccuracyLogOptions &
   } catch (err) {
     throw new AccuracyLogError(`${file ?? 'accuracy log'}: not JSON (${(err as Error).message})`, file);
   }
-  if (!Array.isArray(raw)) throw new AccuracyLogError(`${file ?? 'accuracy log'}: expected a JSON array of entries`, file);
+  if (!Array.isArray(raw))
+    throw new AccuracyLogError(`${file ?? 'accuracy log'}: expected a JSON array of entries`, file);
   const entries = raw.map((r, i) => toEntry(r as RawEntry, `${file ?? 'accuracy log'} entry ${i}`, dtype, file));
   return { ...(file !== undefined ? { path: file } : {}), dtype, entries, truncated: false };
 }
@@ -214,13 +219,16 @@ class LineParser {
       this.torn = this.lineNo;
       return true;
     }
-    this.entries.push(toEntry(obj as RawEntry, `${this.file ?? 'accuracy log'} line ${this.lineNo}`, this.dtype, this.file));
+    this.entries.push(
+      toEntry(obj as RawEntry, `${this.file ?? 'accuracy log'} line ${this.lineNo}`, this.dtype, this.file),
+    );
     return true;
   }
 
   /** The result, or undefined when the text was not in the line layout. */
   finish(): { entries: AccuracyLogEntry[]; truncated: boolean } | undefined {
-    if (!this.opened) return this.lineNo > 0 && this.entries.length === 0 ? undefined : { entries: this.entries, truncated: false };
+    if (!this.opened)
+      return this.lineNo > 0 && this.entries.length === 0 ? undefined : { entries: this.entries, truncated: false };
     if (this.torn && this.closed) return undefined;
     return { entries: this.entries, truncated: !this.closed };
   }
@@ -259,7 +267,10 @@ export async function readAccuracyLog(path: string, options: ReadAccuracyLogOpti
   } catch (err) {
     if (err instanceof AccuracyLogError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new AccuracyLogError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read: ${(err as Error).message}`, path);
+    throw new AccuracyLogError(
+      code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read: ${(err as Error).message}`,
+      path,
+    );
   }
   if (size === 0) throw new AccuracyLogError(`${path}: empty file (the run wrote no accuracy log)`, path);
 

@@ -5,7 +5,9 @@ import type { AccuracyReport, MetricVerdict } from './score-types.js';
 /** A human-readable summary: scores, verdicts, checks, notes. */
 export function formatAccuracyReport(r: AccuracyReport): string {
   const lines: string[] = [];
-  lines.push(`Accuracy: ${r.benchmark} (${r.log.uniqueSamples} samples scored, ${r.log.entries} log entries${r.log.duplicates ? `, ${r.log.duplicates} duplicates` : ''})`);
+  lines.push(
+    `Accuracy: ${r.benchmark} (${r.log.uniqueSamples} samples scored, ${r.log.entries} log entries${r.log.duplicates ? `, ${r.log.duplicates} duplicates` : ''})`,
+  );
   lines.push('');
   lines.push('Results');
   lines.push(`  ${JSON.stringify(r.metrics).replace(/"/g, "'").replace(/,'/g, ", '").replace(/':/g, "': ")}`);
@@ -16,10 +18,14 @@ export function formatAccuracyReport(r: AccuracyReport): string {
     const bound = v.target > 0 ? `>= ${formatLimit(v.target)}` : '';
     const upper = v.upperLimit !== undefined ? `${bound ? ', ' : ''}<= ${formatLimit(v.upperLimit)}` : '';
     const how = v.target > 0 ? ` (${v.reference} x ${v.fraction})` : '';
-    lines.push(`  ${v.metric.padEnd(w)}  ${val.padStart(12)}  ${v.status.padEnd(7)}  target ${bound}${upper}${how}${v.note ? `  [${v.note}]` : ''}`);
+    lines.push(
+      `  ${v.metric.padEnd(w)}  ${val.padStart(12)}  ${v.status.padEnd(7)}  target ${bound}${upper}${how}${v.note ? `  [${v.note}]` : ''}`,
+    );
   }
   lines.push('');
-  lines.push(`Verdict: ${r.pass === true ? 'PASS' : r.pass === false ? 'FAIL' : 'NO VERDICT (no target could be judged)'}`);
+  lines.push(
+    `Verdict: ${r.pass === true ? 'PASS' : r.pass === false ? 'FAIL' : 'NO VERDICT (no target could be judged)'}`,
+  );
   const unknown = r.verdicts.filter((v) => v.status === 'UNKNOWN').map((v) => v.metric);
   if (unknown.length > 0 && r.pass !== null) lines.push(`  not judged: ${unknown.join(', ')}`);
   lines.push('');
@@ -31,7 +37,12 @@ export function formatAccuracyReport(r: AccuracyReport): string {
     ['sample length', r.checks.sampleLength],
   ] as const) {
     if (c.failures > 0) {
-      lines.push(`  ${name}: ${c.failures} entries fail, e.g. ${c.examples.slice(0, 3).map((f) => `seq_id ${f.seqId} (qsl_idx ${f.qslIdx}): ${f.reason}`).join('; ')}`);
+      lines.push(
+        `  ${name}: ${c.failures} entries fail, e.g. ${c.examples
+          .slice(0, 3)
+          .map((f) => `seq_id ${f.seqId} (qsl_idx ${f.qslIdx}): ${f.reason}`)
+          .join('; ')}`,
+      );
     }
   }
   if (r.notes.length > 0) {

@@ -56,7 +56,11 @@ export function harmonyFinalSection(text: string): string {
 }
 
 /** Extracts the chosen letter, or null. */
-export function parseMultipleChoice(text: string, maxOption = 'D', flavor: ChoiceFlavor = 'deepseek-r1'): string | null {
+export function parseMultipleChoice(
+  text: string,
+  maxOption = 'D',
+  flavor: ChoiceFlavor = 'deepseek-r1',
+): string | null {
   const t = text.trim();
   if (!t) return null;
   if (flavor === 'deepseek-r1') {

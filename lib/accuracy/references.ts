@@ -3,7 +3,12 @@
 // dataset file, a Dataset already open, or given inline.
 import { openDataset } from '../dataset/open.js';
 import { DatasetError, type Dataset } from '../dataset/types.js';
-import { AccuracyInputError, type AccuracyReport, type InlineReferences, type ScoreAccuracyOptions } from './score-types.js';
+import {
+  AccuracyInputError,
+  type AccuracyReport,
+  type InlineReferences,
+  type ScoreAccuracyOptions,
+} from './score-types.js';
 import type { BenchmarkAccuracy } from './targets.js';
 
 /**
@@ -17,7 +22,9 @@ async function openReferences(path: string, spec: BenchmarkAccuracy, refCol: str
   const attempts: Array<Parameters<typeof openDataset>[1]> = [
     { preset: spec.datasetPreset, ...(refCol !== undefined ? { mapping: { reference: refCol } } : {}) },
     { mapping: { reference: ref } },
-    { mapping: { reference: ref, text: ref, tokenIds: null, messages: null, system: null, user: null, maxTokens: null } },
+    {
+      mapping: { reference: ref, text: ref, tokenIds: null, messages: null, system: null, user: null, maxTokens: null },
+    },
   ];
   let first: unknown;
   for (const a of attempts) {
@@ -41,7 +48,8 @@ export async function loadReferences(
     const refs: string[] = new Array(ds.size);
     for (let i = 0; i < ds.size; i++) {
       const r = ds.prompt(i).reference;
-      if (r === undefined) throw new AccuracyInputError(`dataset '${ds.name}': sample ${i} has no reference (map the reference column)`);
+      if (r === undefined)
+        throw new AccuracyInputError(`dataset '${ds.name}': sample ${i} has no reference (map the reference column)`);
       refs[i] = typeof r === 'string' ? r : r.join(' ');
     }
     if (options.categories && options.categories.length !== ds.size) {
@@ -56,7 +64,8 @@ export async function loadReferences(
   }
   if (typeof dataset !== 'string') {
     dataset = dataset as InlineReferences;
-    if (!Array.isArray(dataset.references)) throw new AccuracyInputError('dataset.references must be an array of strings');
+    if (!Array.isArray(dataset.references))
+      throw new AccuracyInputError('dataset.references must be an array of strings');
     if (dataset.categories && dataset.categories.length !== dataset.references.length) {
       throw new AccuracyInputError('dataset.categories must have one entry per reference');
     }
@@ -72,7 +81,9 @@ export async function loadReferences(
   for (let i = 0; i < ds.size; i++) {
     const r = ds.prompt(i).reference;
     if (r === undefined) {
-      throw new AccuracyInputError(`${dataset}: row ${i} has no reference (column '${ds.columns.reference ?? '?'}'); pass --reference-column`);
+      throw new AccuracyInputError(
+        `${dataset}: row ${i} has no reference (column '${ds.columns.reference ?? '?'}'); pass --reference-column`,
+      );
     }
     refs[i] = typeof r === 'string' ? r : r.join(' ');
   }
@@ -81,11 +92,21 @@ export async function loadReferences(
   const catCol = options.categoryColumn ?? spec.categoryColumn;
   if (!catCol || spec.method === 'rouge') return { refs, info };
   if (!ds.availableColumns.includes(catCol) && ds.format === 'parquet') {
-    throw new AccuracyInputError(`${dataset}: no '${catCol}' column (the source dataset of each row); pass --category-column`);
+    throw new AccuracyInputError(
+      `${dataset}: no '${catCol}' column (the source dataset of each row); pass --category-column`,
+    );
   }
   // The category column read as the text role of a second, bare mapping.
   const cats = await openDataset(dataset, {
-    mapping: { text: catCol, tokenIds: null, messages: null, system: null, user: null, reference: null, maxTokens: null },
+    mapping: {
+      text: catCol,
+      tokenIds: null,
+      messages: null,
+      system: null,
+      user: null,
+      reference: null,
+      maxTokens: null,
+    },
   });
   const catList: string[] = new Array(cats.size);
   for (let i = 0; i < cats.size; i++) catList[i] = cats.prompt(i).text ?? '';

@@ -135,7 +135,10 @@ export function rougeL(target: readonly string[], prediction: readonly string[])
 }
 
 /** Summary-level ROUGE-L over tokenised sentences. */
-export function rougeLsumTokens(refSents: readonly (readonly string[])[], canSents: readonly (readonly string[])[]): RougeScore {
+export function rougeLsumTokens(
+  refSents: readonly (readonly string[])[],
+  canSents: readonly (readonly string[])[],
+): RougeScore {
   if (refSents.length === 0 || canSents.length === 0) return { ...ZERO };
   let m = 0;
   let n = 0;
@@ -270,7 +273,16 @@ function pairwiseSum(a: readonly number[], start: number, n: number): number {
     return s;
   }
   if (n <= 128) {
-    const r = [a[start]!, a[start + 1]!, a[start + 2]!, a[start + 3]!, a[start + 4]!, a[start + 5]!, a[start + 6]!, a[start + 7]!];
+    const r = [
+      a[start]!,
+      a[start + 1]!,
+      a[start + 2]!,
+      a[start + 3]!,
+      a[start + 4]!,
+      a[start + 5]!,
+      a[start + 6]!,
+      a[start + 7]!,
+    ];
     let i = 8;
     for (; i < n - (n % 8); i += 8) {
       for (let k = 0; k < 8; k++) r[k]! += a[start + i + k]!;

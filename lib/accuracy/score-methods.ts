@@ -38,7 +38,11 @@ function decodeAll(entries: readonly AccuracyLogEntry[], tok: Detokenizer, skip:
   return entries.map((e) => tok.decode(e.tokens, { skipSpecialTokens: skip }));
 }
 
-function rougeMetrics(preds: readonly string[], refs: readonly string[], punkt: PunktParameters): { metrics: Record<string, number>; per: Record<string, number[]>; pp: string[] } {
+function rougeMetrics(
+  preds: readonly string[],
+  refs: readonly string[],
+  punkt: PunktParameters,
+): { metrics: Record<string, number>; per: Record<string, number[]>; pp: string[] } {
   const pp = preds.map((p) => sentencesPerLine(p, punkt));
   const rr = refs.map((r) => sentencesPerLine(r, punkt));
   const agg = rougeCorpus(pp, rr, { useStemmer: true });
@@ -51,7 +55,13 @@ function rougeMetrics(preds: readonly string[], refs: readonly string[], punkt: 
   return { metrics, per: agg.perSample, pp };
 }
 
-export function scoreRouge(spec: BenchmarkAccuracy, unique: readonly AccuracyLogEntry[], refs: readonly string[], tok: Detokenizer, o: ScoreAccuracyOptions): Scored {
+export function scoreRouge(
+  spec: BenchmarkAccuracy,
+  unique: readonly AccuracyLogEntry[],
+  refs: readonly string[],
+  tok: Detokenizer,
+  o: ScoreAccuracyOptions,
+): Scored {
   const preds = decodeAll(unique, tok, spec.skipSpecialTokens);
   const targets = unique.map((e) => refs[e.qslIdx]!);
   const { metrics, per, pp } = rougeMetrics(preds, targets, o.punkt ?? englishPunkt());
@@ -97,7 +107,11 @@ export function scoreMixtral(
   let metrics: Record<string, number> = {};
   if (orca.length > 0) {
     const preds = decodeAll(orca, tok, spec.skipSpecialTokens);
-    const r = rougeMetrics(preds, orca.map((e) => refs[e.qslIdx]!), o.punkt ?? englishPunkt());
+    const r = rougeMetrics(
+      preds,
+      orca.map((e) => refs[e.qslIdx]!),
+      o.punkt ?? englishPunkt(),
+    );
     metrics = { ...r.metrics };
     delete metrics.gen_num;
     if (o.keepSamples) {
@@ -119,12 +133,22 @@ export function scoreMixtral(
   gsm.forEach((e, i) => {
     const ok = gsm8kCorrect(gsmPreds[i]!, refs[e.qslIdx]!);
     if (ok) correct++;
-    if (o.keepSamples) samples.push({ qslIdx: e.qslIdx, output: gsmPreds[i]!, reference: refs[e.qslIdx]!, category: 'GSM8K', scores: { gsm8k: ok ? 1 : 0 } });
+    if (o.keepSamples)
+      samples.push({
+        qslIdx: e.qslIdx,
+        output: gsmPreds[i]!,
+        reference: refs[e.qslIdx]!,
+        category: 'GSM8K',
+        scores: { gsm8k: ok ? 1 : 0 },
+      });
   });
   const unknown: Scored['unknown'] = {};
   if (gsm.length > 0) metrics.gsm8k = (100 * correct) / gsm.length;
   else unknown.gsm8k = 'no GSM8K samples in the log';
-  unknown.mbxp = mbxp > 0 ? `${mbxp} MBXP samples need code execution in several languages (evaluate_mbxp): not scored here` : 'no MBXP samples in the log';
+  unknown.mbxp =
+    mbxp > 0
+      ? `${mbxp} MBXP samples need code execution in several languages (evaluate_mbxp): not scored here`
+      : 'no MBXP samples in the log';
   // gen_num counts every log entry, duplicates included, as the script does.
   metrics.gen_num = all.length;
   metrics.gen_tok_len = tokLen;
@@ -132,7 +156,11 @@ export function scoreMixtral(
   return {
     metrics,
     unknown,
-    categories: { OpenOrca: { samples: orca.length }, GSM8K: { samples: gsm.length, correct }, MBXP: { samples: mbxp } },
+    categories: {
+      OpenOrca: { samples: orca.length },
+      GSM8K: { samples: gsm.length, correct },
+      MBXP: { samples: mbxp },
+    },
     ...(o.keepSamples ? { samples } : {}),
   };
 }
@@ -198,7 +226,10 @@ export function scoreAnswers(
     const name = (cats[e.qslIdx] ?? '').toLowerCase();
     if (!name) throw new AccuracyInputError(`sample ${e.qslIdx}: empty dataset name in the category column`);
     const g = gs.find((x) => name.includes(x.key));
-    if (!g) throw new AccuracyInputError(`sample ${e.qslIdx}: no evaluator for dataset '${cats[e.qslIdx]}' (known: ${gs.map((x) => x.key).join(', ')})`);
+    if (!g)
+      throw new AccuracyInputError(
+        `sample ${e.qslIdx}: no evaluator for dataset '${cats[e.qslIdx]}' (known: ${gs.map((x) => x.key).join(', ')})`,
+      );
     const out = pyStrip(tok.decode(e.tokens, { skipSpecialTokens: spec.skipSpecialTokens }));
     const r = out ? g.grade(out, refs[e.qslIdx]!) : { correct: false, extracted: null };
     const st = (stats[name] ??= { samples: 0, correct: 0 });
@@ -222,7 +253,8 @@ export function scoreAnswers(
       });
     }
   }
-  if (skipped) notes.push(`${skipped} log entries have a qsl_idx beyond the dataset and were skipped (as the reference does)`);
+  if (skipped)
+    notes.push(`${skipped} log entries have a qsl_idx beyond the dataset and were skipped (as the reference does)`);
   const metrics: Record<string, number> = {};
   const unknown: Scored['unknown'] = {};
   if (perRow.length > 0) {

@@ -7,13 +7,26 @@ import { AccuracyLogError, dedupByQslIdx, readAccuracyLog } from './accuracy-log
 import { formatLimit } from './format-report.js';
 import { loadReferences } from './references.js';
 import { scoreAnswers, scoreMixtral, scoreRouge } from './score-methods.js';
-import { AccuracyInputError, type AccuracyReport, type MetricVerdict, type ScoreAccuracyOptions, type Scored } from './score-types.js';
+import {
+  AccuracyInputError,
+  type AccuracyReport,
+  type MetricVerdict,
+  type ScoreAccuracyOptions,
+  type Scored,
+} from './score-types.js';
 import { accuracyTarget, targetValue, ACCURACY_TARGETS, type BenchmarkAccuracy } from './targets.js';
 import { runTest06 } from './test06.js';
 import { loadTokenizer } from './tokenizer.js';
 
 export { AccuracyInputError } from './score-types.js';
-export type { AccuracyReport, AccuracyVerdictStatus, InlineReferences, MetricVerdict, SampleScore, ScoreAccuracyOptions } from './score-types.js';
+export type {
+  AccuracyReport,
+  AccuracyVerdictStatus,
+  InlineReferences,
+  MetricVerdict,
+  SampleScore,
+  ScoreAccuracyOptions,
+} from './score-types.js';
 export { formatAccuracyReport, summarizeAccuracy, type AccuracySummary } from './format-report.js';
 
 function judge(spec: BenchmarkAccuracy, s: Scored): MetricVerdict[] {
@@ -48,7 +61,14 @@ function judge(spec: BenchmarkAccuracy, s: Scored): MetricVerdict[] {
     if (spec.targets.some((t) => t.metric === u.metric)) continue;
     const value = s.metrics[u.metric];
     const limit = targetValue(u);
-    const v: MetricVerdict = { metric: u.metric, target: 0, reference: u.reference, fraction: u.fraction, upperLimit: limit, status: 'UNKNOWN' };
+    const v: MetricVerdict = {
+      metric: u.metric,
+      target: 0,
+      reference: u.reference,
+      fraction: u.fraction,
+      upperLimit: limit,
+      status: 'UNKNOWN',
+    };
     if (value !== undefined) {
       v.value = value;
       v.status = value <= limit ? 'PASS' : 'FAIL';
@@ -74,30 +94,45 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
   const benchmark = options.benchmark ?? 'llama3.1-8b';
   const spec = accuracyTarget(benchmark);
   if (!spec) {
-    throw new AccuracyInputError(`unknown benchmark '${benchmark}'; known: ${accuracyBenchmarks().join(', ')} (LoadGen keys such as llama3_1-8b and -interactive variants work too)`);
+    throw new AccuracyInputError(
+      `unknown benchmark '${benchmark}'; known: ${accuracyBenchmarks().join(', ')} (LoadGen keys such as llama3_1-8b and -interactive variants work too)`,
+    );
   }
   const notes: string[] = [];
   const dtype = options.dtype ?? spec.dtype;
   const log = typeof options.log === 'string' ? await readAccuracyLog(options.log, { dtype }) : options.log;
-  if (log.entries.length === 0) throw new AccuracyInputError(`${log.path ?? 'accuracy log'}: no entries (was this an accuracy run?)`);
+  if (log.entries.length === 0)
+    throw new AccuracyInputError(`${log.path ?? 'accuracy log'}: no entries (was this an accuracy run?)`);
   const malformed = log.entries.filter((e) => e.malformed);
   if (malformed.length > 0) {
     const ex = malformed.slice(0, 3).map((e) => `seq_id ${e.seqId} (qsl_idx ${e.qslIdx}): ${e.malformed}`);
-    throw new AccuracyLogError(`${log.path ?? 'accuracy log'}: ${malformed.length} entries cannot be decoded as ${log.dtype}: ${ex.join('; ')}`, log.path);
+    throw new AccuracyLogError(
+      `${log.path ?? 'accuracy log'}: ${malformed.length} entries cannot be decoded as ${log.dtype}: ${ex.join('; ')}`,
+      log.path,
+    );
   }
-  if (log.truncated) notes.push('the log has no closing "]": the run did not finish writing it; its complete entries are scored');
+  if (log.truncated)
+    notes.push('the log has no closing "]": the run did not finish writing it; its complete entries are scored');
 
   const tok =
     typeof options.tokenizer === 'string'
       ? await loadTokenizer(options.tokenizer, {
           ...(options.tokenizerConfig !== undefined ? { configPath: options.tokenizerConfig } : {}),
-          ...(options.cleanUpTokenizationSpaces !== undefined ? { cleanUpTokenizationSpaces: options.cleanUpTokenizationSpaces } : {}),
+          ...(options.cleanUpTokenizationSpaces !== undefined
+            ? { cleanUpTokenizationSpaces: options.cleanUpTokenizationSpaces }
+            : {}),
         })
       : options.tokenizer;
 
   const { refs, cats, info } = await loadReferences(options.dataset, spec, options);
-  if (info.referenceColumn !== undefined && options.referenceColumn === undefined && info.referenceColumn !== spec.referenceColumn) {
-    notes.push(`references read from column '${info.referenceColumn}'; ${spec.name}'s script scores against '${spec.referenceColumn}'`);
+  if (
+    info.referenceColumn !== undefined &&
+    options.referenceColumn === undefined &&
+    info.referenceColumn !== spec.referenceColumn
+  ) {
+    notes.push(
+      `references read from column '${info.referenceColumn}'; ${spec.name}'s script scores against '${spec.referenceColumn}'`,
+    );
   }
   const { entries: unique, duplicates } = dedupByQslIdx(log.entries);
   const beyond = unique.filter((e) => e.qslIdx >= refs.length);
@@ -107,7 +142,9 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
     );
   }
   if ((spec.method === 'mixtral' || spec.method === 'deepseek-r1' || spec.method === 'gpt-oss') && !cats) {
-    throw new AccuracyInputError(`${spec.name} needs each row's source dataset: give a dataset with a '${spec.categoryColumn}' column (or categories)`);
+    throw new AccuracyInputError(
+      `${spec.name} needs each row's source dataset: give a dataset with a '${spec.categoryColumn}' column (or categories)`,
+    );
   }
 
   let scored: Scored;
@@ -134,7 +171,9 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
   }
   if (duplicates > 0) notes.push(`${duplicates} duplicate entries (same qsl_idx) ignored: the first of each is scored`);
   if (spec.method === 'deepseek-r1' || spec.method === 'gpt-oss') {
-    notes.push('MATH-500 answers are compared after normalisation (string, then number), not with PRM800K\'s symbolic grader');
+    notes.push(
+      "MATH-500 answers are compared after normalisation (string, then number), not with PRM800K's symbolic grader",
+    );
   }
 
   const verdicts = judge(spec, scored);
@@ -142,7 +181,10 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
   const pass = verdicts.some((v) => v.status === 'FAIL') ? false : judged.length > 0 ? true : null;
 
   const eos = options.eosTokenId ?? spec.eosTokenId ?? tok.eosTokenIds[0] ?? 2;
-  const checks = runTest06(log.entries, { eosTokenId: eos, ...(options.scenario !== undefined ? { scenario: options.scenario } : {}) });
+  const checks = runTest06(log.entries, {
+    eosTokenId: eos,
+    ...(options.scenario !== undefined ? { scenario: options.scenario } : {}),
+  });
 
   const report: AccuracyReport = {
     benchmark: spec.name,

@@ -69,7 +69,13 @@ export interface BenchmarkAccuracy {
   referenceColumn: string;
 }
 
-const rougeTargets = (r1: number, r2: number, rl: number, rlsum: number | undefined, fraction: number): MetricTarget[] => {
+const rougeTargets = (
+  r1: number,
+  r2: number,
+  rl: number,
+  rlsum: number | undefined,
+  fraction: number,
+): MetricTarget[] => {
   const t: MetricTarget[] = [
     { metric: 'rouge1', reference: r1, fraction },
     { metric: 'rouge2', reference: r2, fraction },
@@ -83,7 +89,10 @@ const llama2 = (fraction: number, name: string): BenchmarkAccuracy => ({
   name,
   datasetPreset: 'llama2-70b',
   method: 'rouge',
-  targets: [...rougeTargets(44.4312, 22.0352, 28.6162, undefined, fraction), { metric: 'tokens_per_sample', reference: 294.45, fraction: 0.9 }],
+  targets: [
+    ...rougeTargets(44.4312, 22.0352, 28.6162, undefined, fraction),
+    { metric: 'tokens_per_sample', reference: 294.45, fraction: 0.9 },
+  ],
   upperLimits: [{ metric: 'tokens_per_sample', reference: 294.45, fraction: 1.1 }],
   samples: 24576,
   dtype: 'int32',
@@ -97,7 +106,10 @@ const TABLE: Record<string, BenchmarkAccuracy> = {
     name: 'llama3.1-8b',
     datasetPreset: 'llama3_1-8b',
     method: 'rouge',
-    targets: [...rougeTargets(38.7792, 15.9075, 24.4957, 35.793, 0.99), { metric: 'gen_len', reference: 8167644, fraction: 0.9 }],
+    targets: [
+      ...rougeTargets(38.7792, 15.9075, 24.4957, 35.793, 0.99),
+      { metric: 'gen_len', reference: 8167644, fraction: 0.9 },
+    ],
     upperLimits: [{ metric: 'gen_len', reference: 8167644, fraction: 1.1 }],
     samples: 13368,
     dtype: 'int32',
@@ -109,7 +121,10 @@ const TABLE: Record<string, BenchmarkAccuracy> = {
     name: 'llama3.1-8b-edge',
     datasetPreset: 'llama3_1-8b-edge',
     method: 'rouge',
-    targets: [...rougeTargets(39.06, 16.1147, 24.6375, 36.124, 0.99), { metric: 'gen_len', reference: 3051113, fraction: 0.9 }],
+    targets: [
+      ...rougeTargets(39.06, 16.1147, 24.6375, 36.124, 0.99),
+      { metric: 'gen_len', reference: 3051113, fraction: 0.9 },
+    ],
     upperLimits: [{ metric: 'gen_len', reference: 3051113, fraction: 1.1 }],
     samples: 5000,
     dtype: 'int32',

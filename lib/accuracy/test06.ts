@@ -86,7 +86,11 @@ export function runTest06(entries: readonly AccuracyLogEntry[], options: Test06O
         const n = Math.min(e.firstTokens.length, e.tokens.length);
         for (let i = 0; i < n; i++) {
           if (e.firstTokens[i] !== e.tokens[i]) {
-            fail(firstToken, e, `first-token id ${e.firstTokens[i]} at position ${i} but the output has ${e.tokens[i]}`);
+            fail(
+              firstToken,
+              e,
+              `first-token id ${e.firstTokens[i]} at position ${i} but the output has ${e.tokens[i]}`,
+            );
             break;
           }
         }

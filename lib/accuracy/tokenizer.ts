@@ -56,7 +56,10 @@ async function readJson(path: string, what: string): Promise<Record<string, unkn
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new TokenizerError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read: ${(err as Error).message}`, path);
+    throw new TokenizerError(
+      code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read: ${(err as Error).message}`,
+      path,
+    );
   }
   try {
     const v = JSON.parse(text) as unknown;
@@ -77,7 +80,8 @@ async function isFile(path: string): Promise<boolean> {
 
 function tokenContent(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
+  if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string')
+    return (v as { content: string }).content;
   return undefined;
 }
 
@@ -124,9 +128,15 @@ export async function loadTokenizer(path: string, options: LoadTokenizerOptions 
       if (!Number.isInteger(id) || id < 0) throw new TokenizerError(`token id ${id} is not a valid id`, file);
     }
     try {
-      return tok.decode(list, { skip_special_tokens: o.skipSpecialTokens ?? true, clean_up_tokenization_spaces: cleanUp });
+      return tok.decode(list, {
+        skip_special_tokens: o.skipSpecialTokens ?? true,
+        clean_up_tokenization_spaces: cleanUp,
+      });
     } catch (err) {
-      throw new TokenizerError(`${file}: cannot decode [${list.slice(0, 8).join(', ')}${list.length > 8 ? ', ...' : ''}]: ${(err as Error).message}`, file);
+      throw new TokenizerError(
+        `${file}: cannot decode [${list.slice(0, 8).join(', ')}${list.length > 8 ? ', ...' : ''}]: ${(err as Error).message}`,
+        file,
+      );
     }
   };
 

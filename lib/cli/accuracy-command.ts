@@ -8,7 +8,14 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 
 import { AccuracyLogError, TOKEN_DTYPES, type TokenDtype } from '../accuracy/accuracy-log.js';
-import { AccuracyInputError, accuracyBenchmarks, formatAccuracyReport, scoreAccuracy, type AccuracyReport, type ScoreAccuracyOptions } from '../accuracy/score.js';
+import {
+  AccuracyInputError,
+  accuracyBenchmarks,
+  formatAccuracyReport,
+  scoreAccuracy,
+  type AccuracyReport,
+  type ScoreAccuracyOptions,
+} from '../accuracy/score.js';
 import { englishPunkt, loadPunktParameters } from '../accuracy/sentence-split.js';
 import { TokenizerError } from '../accuracy/tokenizer.js';
 import { DatasetError } from '../dataset/types.js';
@@ -46,12 +53,15 @@ export interface AccuracyIo {
 async function flagsToOptions(f: AccuracyFlags): Promise<ScoreAccuracyOptions> {
   const missing = (['log', 'dataset', 'tokenizer'] as const).filter((k) => !f[k]);
   if (missing.length > 0) {
-    throw new UsageError(`missing ${missing.map((k) => `--${k}`).join(', ')} (usage: loadgen accuracy --log mlperf_log_accuracy.json --dataset <file> --tokenizer tokenizer.json [--benchmark llama3_1-8b])`);
+    throw new UsageError(
+      `missing ${missing.map((k) => `--${k}`).join(', ')} (usage: loadgen accuracy --log mlperf_log_accuracy.json --dataset <file> --tokenizer tokenizer.json [--benchmark llama3_1-8b])`,
+    );
   }
   const o: ScoreAccuracyOptions = { log: f.log!, dataset: f.dataset!, tokenizer: f.tokenizer! };
   if (f.benchmark !== undefined) o.benchmark = f.benchmark;
   if (f.dtype !== undefined) {
-    if (!TOKEN_DTYPES.includes(f.dtype as TokenDtype)) throw new UsageError(`--dtype: expected one of ${TOKEN_DTYPES.join(', ')}, got '${f.dtype}'`);
+    if (!TOKEN_DTYPES.includes(f.dtype as TokenDtype))
+      throw new UsageError(`--dtype: expected one of ${TOKEN_DTYPES.join(', ')}, got '${f.dtype}'`);
     o.dtype = f.dtype as TokenDtype;
   }
   if (f.referenceColumn !== undefined) o.referenceColumn = f.referenceColumn;
@@ -59,11 +69,15 @@ async function flagsToOptions(f: AccuracyFlags): Promise<ScoreAccuracyOptions> {
   if (f.tokenizerConfig !== undefined) o.tokenizerConfig = f.tokenizerConfig === 'none' ? null : f.tokenizerConfig;
   if (f.cleanUpTokenizationSpaces !== undefined) {
     const v = f.cleanUpTokenizationSpaces.toLowerCase();
-    if (v !== 'true' && v !== 'false') throw new UsageError(`--clean-up-tokenization-spaces: expected true or false, got '${f.cleanUpTokenizationSpaces}'`);
+    if (v !== 'true' && v !== 'false')
+      throw new UsageError(
+        `--clean-up-tokenization-spaces: expected true or false, got '${f.cleanUpTokenizationSpaces}'`,
+      );
     o.cleanUpTokenizationSpaces = v === 'true';
   }
   if (f.eosTokenId !== undefined) {
-    if (!/^\d+$/.test(f.eosTokenId)) throw new UsageError(`--eos-token-id: expected a non-negative integer, got '${f.eosTokenId}'`);
+    if (!/^\d+$/.test(f.eosTokenId))
+      throw new UsageError(`--eos-token-id: expected a non-negative integer, got '${f.eosTokenId}'`);
     o.eosTokenId = Number(f.eosTokenId);
   }
   if (f.scenario !== undefined) o.scenario = f.scenario;
@@ -86,7 +100,10 @@ export function accuracyExitCode(r: AccuracyReport): number {
 }
 
 /** Runs the command; returns the exit code (never throws for input problems). */
-export async function runAccuracyCommand(flags: AccuracyFlags, io: AccuracyIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function runAccuracyCommand(
+  flags: AccuracyFlags,
+  io: AccuracyIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   let report: AccuracyReport;
   try {
     report = await scoreAccuracy(await flagsToOptions(flags));
@@ -120,21 +137,42 @@ export async function runAccuracyCommand(flags: AccuracyFlags, io: AccuracyIo = 
 export function registerAccuracyCommand(program: Command): void {
   program
     .command('accuracy')
-    .description('score an accuracy log (mlperf_log_accuracy.json) against the dataset references: ROUGE, exact match, ... with PASS/FAIL per metric')
+    .description(
+      'score an accuracy log (mlperf_log_accuracy.json) against the dataset references: ROUGE, exact match, ... with PASS/FAIL per metric',
+    )
     .option('--log <path>', 'mlperf_log_accuracy.json of an AccuracyOnly (or TEST06) run')
     .option('--dataset <path>', 'dataset with the references (JSON, JSONL, Parquet; e.g. cnn_eval.json)')
-    .option('--tokenizer <path>', "the model's tokenizer.json (or its directory); tokenizer_config.json beside it is read too")
-    .option('--benchmark <name>', `benchmark whose scoring and targets apply: ${accuracyBenchmarks().join(', ')}`, 'llama3_1-8b')
+    .option(
+      '--tokenizer <path>',
+      "the model's tokenizer.json (or its directory); tokenizer_config.json beside it is read too",
+    )
+    .option(
+      '--benchmark <name>',
+      `benchmark whose scoring and targets apply: ${accuracyBenchmarks().join(', ')}`,
+      'llama3_1-8b',
+    )
     .option('--dtype <type>', `token id type in the log: ${TOKEN_DTYPES.join(', ')} (default: the benchmark's, int32)`)
     .option('--reference-column <name>', "dataset column with the references (default: the benchmark's)")
-    .option('--category-column <name>', 'dataset column naming each row\'s source dataset (mixtral, deepseek-r1, gpt-oss)')
+    .option(
+      '--category-column <name>',
+      "dataset column naming each row's source dataset (mixtral, deepseek-r1, gpt-oss)",
+    )
     .option('--tokenizer-config <path>', "tokenizer_config.json (default: beside tokenizer.json; 'none' for none)")
-    .option('--clean-up-tokenization-spaces <bool>', "override the config's clean_up_tokenization_spaces (true | false)")
+    .option(
+      '--clean-up-tokenization-spaces <bool>',
+      "override the config's clean_up_tokenization_spaces (true | false)",
+    )
     .option('--eos-token-id <n>', "EOS id for the TEST06 EOS check (default: the benchmark's)")
     .option('--scenario <name>', "scenario of the run ('Offline' skips the first-token check)")
     .option('--output <path>', 'where to write the report', 'accuracy.json')
-    .option('--punkt <dir>', "NLTK's punkt_tab language directory (nltk_data/tokenizers/punkt_tab/english): NLTK's exact sentence splits for ROUGE-Lsum")
-    .option('--nltk-unicode-quotes', 'sentence splitting with NLTK 3.9+ quote rules (default: NLTK 3.8.1, as MLPerf pins)')
+    .option(
+      '--punkt <dir>',
+      "NLTK's punkt_tab language directory (nltk_data/tokenizers/punkt_tab/english): NLTK's exact sentence splits for ROUGE-Lsum",
+    )
+    .option(
+      '--nltk-unicode-quotes',
+      'sentence splitting with NLTK 3.9+ quote rules (default: NLTK 3.8.1, as MLPerf pins)',
+    )
     .option('--keep-samples', 'write every decoded output and its per-sample scores into the report')
     .option('--json', 'print the report as JSON instead of text')
     .action(async (flags: AccuracyFlags) => {

@@ -89,7 +89,19 @@ export interface RunFlags {
   retries?: number | string;
 }
 
-type KeyKind = 'string' | 'number' | 'integer' | 'boolean' | 'path' | 'endpoints' | 'stringList' | 'map' | 'servers' | 'numbers' | 'booleanOrMs' | 'duration';
+type KeyKind =
+  | 'string'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'path'
+  | 'endpoints'
+  | 'stringList'
+  | 'map'
+  | 'servers'
+  | 'numbers'
+  | 'booleanOrMs'
+  | 'duration';
 
 // Config keys and their types. `path` values are resolved against the file's directory.
 const KEYS: Record<string, KeyKind> = {
@@ -216,9 +228,12 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
     case 'boolean':
       return typeof v === 'boolean' ? v : bad('true or false');
     case 'booleanOrMs':
-      return typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && v >= 0) ? v : bad('true, false or a number of milliseconds >= 0');
+      return typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && v >= 0)
+        ? v
+        : bad('true, false or a number of milliseconds >= 0');
     case 'duration':
-      if (typeof v !== 'number' && (typeof v !== 'string' || v === '')) bad('milliseconds or a duration such as 30s or 5m');
+      if (typeof v !== 'number' && (typeof v !== 'string' || v === ''))
+        bad('milliseconds or a duration such as 30s or 5m');
       return parseDurationMs(`config file ${path}: '${key}'`, v as number | string);
     case 'stringList': {
       const list = typeof v === 'string' ? [v] : v;
@@ -229,7 +244,8 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
       return v !== null && typeof v === 'object' && !Array.isArray(v) ? v : bad('a map');
     case 'numbers': {
       const list = Array.isArray(v) ? v : [v];
-      if (list.length === 0 || !list.every((x) => typeof x === 'number' && Number.isFinite(x))) bad('a number or a list of numbers (one per endpoint)');
+      if (list.length === 0 || !list.every((x) => typeof x === 'number' && Number.isFinite(x)))
+        bad('a number or a list of numbers (one per endpoint)');
       return v;
     }
     case 'servers':
@@ -242,19 +258,27 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
           const o = e as Record<string, unknown>;
           for (const k of Object.keys(o)) {
             if (!['url', 'weight', 'maxInFlight'].includes(k)) {
-              throw new UsageError(`config file ${path}: '${key}[${i}]': unknown key '${k}' (known: url, weight, maxInFlight)`);
+              throw new UsageError(
+                `config file ${path}: '${key}[${i}]': unknown key '${k}' (known: url, weight, maxInFlight)`,
+              );
             }
           }
-          if (typeof o.url !== 'string') throw new UsageError(`config file ${path}: '${key}[${i}].url' must be a URL string`);
+          if (typeof o.url !== 'string')
+            throw new UsageError(`config file ${path}: '${key}[${i}].url' must be a URL string`);
           if (o.weight !== undefined && !(typeof o.weight === 'number' && o.weight > 0)) {
             throw new UsageError(`config file ${path}: '${key}[${i}].weight' must be a number > 0`);
           }
-          if (o.maxInFlight !== undefined && !(typeof o.maxInFlight === 'number' && Number.isSafeInteger(o.maxInFlight) && o.maxInFlight >= 1)) {
+          if (
+            o.maxInFlight !== undefined &&
+            !(typeof o.maxInFlight === 'number' && Number.isSafeInteger(o.maxInFlight) && o.maxInFlight >= 1)
+          ) {
             throw new UsageError(`config file ${path}: '${key}[${i}].maxInFlight' must be an integer >= 1`);
           }
           return o as unknown as EndpointConfig;
         }
-        throw new UsageError(`config file ${path}: '${key}[${i}]' must be a URL or {url, weight?, maxInFlight?}, got ${typeName(e)}`);
+        throw new UsageError(
+          `config file ${path}: '${key}[${i}]' must be a URL or {url, weight?, maxInFlight?}, got ${typeName(e)}`,
+        );
       });
     }
   }
@@ -267,20 +291,27 @@ export function readConfigFile(path: string): RunFlags {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`config file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`);
+    throw new UsageError(
+      `config file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`,
+    );
   }
   const data = parseText(path, text);
   if (data === null || data === undefined) return {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`config file ${path}: expected a map of options at the top, got ${typeName(data)}`);
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new UsageError(`config file ${path}: expected a map of options at the top, got ${typeName(data)}`);
   const base = dirname(resolve(path));
   const out: Record<string, unknown> = {};
   for (const [rawKey, value] of Object.entries(data as Record<string, unknown>)) {
     const key = ALIASES[rawKey] ?? ALIASES[camel(rawKey)] ?? camel(rawKey);
     if (key === 'fields') {
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`config file ${path}: 'fields' must be a map of role: column`);
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        throw new UsageError(`config file ${path}: 'fields' must be a map of role: column`);
       for (const [role, column] of Object.entries(value as Record<string, unknown>)) {
         const flag = FIELD_KEYS[camel(role)];
-        if (!flag) throw new UsageError(`config file ${path}: unknown key 'fields.${role}' (known: ${Object.keys(FIELD_KEYS).join(', ')})`);
+        if (!flag)
+          throw new UsageError(
+            `config file ${path}: unknown key 'fields.${role}' (known: ${Object.keys(FIELD_KEYS).join(', ')})`,
+          );
         out[flag] = checkValue(path, `fields.${role}`, 'string', column, base);
       }
       continue;

@@ -21,11 +21,14 @@ export function conversationsFrom(f: RunFlags): ConversationsSpec | undefined {
     throw new UsageError('--conversations and --dataset/--synthetic exclude each other');
   }
   const mode = f.multiturn ?? 'replay';
-  if (mode !== 'replay' && mode !== 'live') throw new UsageError(`--multiturn ${JSON.stringify(mode)}: expected replay or live`);
+  if (mode !== 'replay' && mode !== 'live')
+    throw new UsageError(`--multiturn ${JSON.stringify(mode)}: expected replay or live`);
   const spec: ConversationsSpec = { path: f.conversations, mode };
   if (f.maxConcurrentConversations !== undefined) {
     if (!Number.isSafeInteger(f.maxConcurrentConversations) || f.maxConcurrentConversations < 1) {
-      throw new UsageError(`--max-concurrent-conversations must be an integer >= 1, got ${String(f.maxConcurrentConversations)}`);
+      throw new UsageError(
+        `--max-concurrent-conversations must be an integer >= 1, got ${String(f.maxConcurrentConversations)}`,
+      );
     }
     spec.maxConcurrent = f.maxConcurrentConversations;
   }

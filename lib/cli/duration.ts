@@ -14,10 +14,14 @@ export function parseDurationMs(flag: string, v: string | number): number {
   if (typeof v === 'number') ms = v;
   else {
     const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|min|h)?\s*$/i.exec(v);
-    if (!m) throw new UsageError(`${flag} ${JSON.stringify(v)}: expected milliseconds or a duration such as 500ms, 30s, 5m, 1h`);
+    if (!m)
+      throw new UsageError(
+        `${flag} ${JSON.stringify(v)}: expected milliseconds or a duration such as 500ms, 30s, 5m, 1h`,
+      );
     ms = Number(m[1]) * UNITS[(m[2] ?? 'ms').toLowerCase()];
   }
-  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} must be a duration > 0 (milliseconds, or e.g. 30s, 5m), got ${String(v)}`);
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new UsageError(`${flag} must be a duration > 0 (milliseconds, or e.g. 30s, 5m), got ${String(v)}`);
   if (ms > 2 ** 31 - 1) throw new UsageError(`${flag} ${String(v)} is too long: at most 2147483647 ms (about 24 days)`);
   return Math.round(ms) || 1;
 }

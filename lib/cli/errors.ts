@@ -30,7 +30,8 @@ export function classifyError(err: unknown): { code: ExitCode; message: string }
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof LoadgenError) {
     const code = EXIT_CODES[err.code] ?? ExitCode.Internal;
-    if (err.code === ErrorCode.Settings) return { code, message: `setting ${(err as LoadgenError & { field: string }).field}: ${message}` };
+    if (err.code === ErrorCode.Settings)
+      return { code, message: `setting ${(err as LoadgenError & { field: string }).field}: ${message}` };
     return { code, message };
   }
   // createLlmSut checks option combinations with RangeError/TypeError (e.g. the generate API on vLLM).

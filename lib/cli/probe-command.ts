@@ -27,12 +27,18 @@ export function formatProbe(p: ProbeResult): string {
   const lines = [`${p.url}  ${p.healthy ? 'healthy' : 'NOT HEALTHY'}`];
   if (p.error) lines.push(`  error: ${p.error}`);
   if (p.backend) lines.push(`  backend: ${p.backend}${p.version ? ` ${p.version}` : ' (version unknown)'}`);
-  for (const m of p.models) lines.push(`  model: ${m.id}  context ${m.maxModelLen ?? '?'} tokens${m.ownedBy ? `  (owned by ${m.ownedBy})` : ''}`);
+  for (const m of p.models)
+    lines.push(
+      `  model: ${m.id}  context ${m.maxModelLen ?? '?'} tokens${m.ownedBy ? `  (owned by ${m.ownedBy})` : ''}`,
+    );
   if (p.backend && p.models.length === 0) lines.push('  model: none listed by /v1/models');
   if (p.capabilities) {
     const c = p.capabilities;
-    const ids = c.tokenSource === 'none' ? 'none (counts from usage only; accuracy logs cannot be scored)' : c.tokenSource;
-    lines.push(`  token ids: ${ids}${c.outputIds ? ` (${c.outputIds} output_ids)` : ''}; batched prompts: ${c.batchPrompts ? 'yes' : 'no'}`);
+    const ids =
+      c.tokenSource === 'none' ? 'none (counts from usage only; accuracy logs cannot be scored)' : c.tokenSource;
+    lines.push(
+      `  token ids: ${ids}${c.outputIds ? ` (${c.outputIds} output_ids)` : ''}; batched prompts: ${c.batchPrompts ? 'yes' : 'no'}`,
+    );
   }
   if (p.healthy && (p.ttftMs !== null || p.tokensPerSecond !== null)) {
     lines.push(`  test request: TTFT ${fixed(p.ttftMs, 1, 'ms')}, ${fixed(p.tokensPerSecond, 1, 'tokens/s')}`);
@@ -52,9 +58,11 @@ export async function probeCommand(flags: ProbeFlags): Promise<ExitCode> {
       }
     }
     const backend = flags.backend;
-    if (backend !== undefined && !['auto', 'vllm', 'sglang', 'openai'].includes(backend)) throw new UsageError(`--backend ${JSON.stringify(backend)}: expected auto, vllm, sglang or openai`);
+    if (backend !== undefined && !['auto', 'vllm', 'sglang', 'openai'].includes(backend))
+      throw new UsageError(`--backend ${JSON.stringify(backend)}: expected auto, vllm, sglang or openai`);
     const api = flags.api;
-    if (api !== undefined && !['completions', 'chat', 'generate'].includes(api)) throw new UsageError(`--api ${JSON.stringify(api)}: expected completions, chat or generate`);
+    if (api !== undefined && !['completions', 'chat', 'generate'].includes(api))
+      throw new UsageError(`--api ${JSON.stringify(api)}: expected completions, chat or generate`);
     const headers: Record<string, string> = flags.apiKey ? { authorization: `Bearer ${flags.apiKey}` } : {};
     const results = await Promise.all(
       urls.map((url) =>
@@ -86,17 +94,26 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 function timeoutMs(v: string): number {
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of milliseconds > 0');
+  if (v.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError('expected a number of milliseconds > 0');
   return n;
 }
 
-export function registerProbeCommand(program: Command, onExit: (code: ExitCode) => void = (c) => (process.exitCode = c)): Command {
+export function registerProbeCommand(
+  program: Command,
+  onExit: (code: ExitCode) => void = (c) => (process.exitCode = c),
+): Command {
   return program
     .command('probe')
-    .description('check LLM servers: health, backend and version, models and context length, capabilities, one short request')
+    .description(
+      'check LLM servers: health, backend and version, models and context length, capabilities, one short request',
+    )
     .option('--endpoint <url>', 'server base URL, e.g. http://gpu1:8000 (repeat for several)', collect)
     .option('--backend <name>', 'auto (default) | vllm | sglang | openai')
-    .option('--api <name>', 'API of the test request: completions | chat | generate (default: generate for SGLang, else completions)')
+    .option(
+      '--api <name>',
+      'API of the test request: completions | chat | generate (default: generate for SGLang, else completions)',
+    )
     .option('--model <name>', 'model of the test request (default: the first listed)')
     .option('--api-key <key>', 'sent as Authorization: Bearer <key>')
     .option('--timeout <ms>', 'per request (default 10000)', timeoutMs)

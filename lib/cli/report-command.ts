@@ -35,12 +35,18 @@ async function writeJson(path: string, value: unknown): Promise<void> {
     await writeFileAtomic(path, toJsonText(value));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`cannot write ${path}: ${code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+    throw new Error(
+      `cannot write ${path}: ${code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
+    );
   }
 }
 
 /** Runs the command; returns the exit code (0 done, 2 bad input). */
-export async function runReport(dirs: readonly string[], options: ReportOptions, io: ReportIo = processIo): Promise<number> {
+export async function runReport(
+  dirs: readonly string[],
+  options: ReportOptions,
+  io: ReportIo = processIo,
+): Promise<number> {
   try {
     if (dirs.length === 0) throw new LogReadError('no run directory given (loadgen report <dir...>)');
     if (options.aggregate) {
@@ -67,9 +73,14 @@ export async function runReport(dirs: readonly string[], options: ReportOptions,
 export function registerReportCommand(program: Command): void {
   program
     .command('report')
-    .description('summarize the MLPerf logs of run directories (ours or the official LoadGen\'s); --aggregate merges several nodes\' runs')
+    .description(
+      "summarize the MLPerf logs of run directories (ours or the official LoadGen's); --aggregate merges several nodes' runs",
+    )
     .argument('[dir...]', 'run directories holding mlperf_log_detail.txt / mlperf_log_summary.txt')
-    .option('--aggregate', `merge the runs into one result (summed throughput, merged latencies, validity of each), written to ${AGGREGATE_FILE}`)
+    .option(
+      '--aggregate',
+      `merge the runs into one result (summed throughput, merged latencies, validity of each), written to ${AGGREGATE_FILE}`,
+    )
     .option('--output <file>', `where to write the JSON (default with --aggregate: ./${AGGREGATE_FILE})`)
     .option('--json', 'print JSON instead of text')
     .action(async (dirs: string[], options: ReportOptions) => {

@@ -55,7 +55,8 @@ const squash = (s: string): string => s.toLowerCase().replace(/[-_\s]/g, '');
 export function parseScenario(v: string | undefined): TestScenario {
   if (v === undefined) throw new UsageError('--scenario is required: SingleStream, MultiStream, Server or Offline');
   const s = SCENARIOS[squash(v)];
-  if (!s) throw new UsageError(`--scenario ${JSON.stringify(v)}: expected SingleStream, MultiStream, Server or Offline`);
+  if (!s)
+    throw new UsageError(`--scenario ${JSON.stringify(v)}: expected SingleStream, MultiStream, Server or Offline`);
   return s;
 }
 
@@ -68,13 +69,15 @@ export function parseMode(v: string | undefined): TestMode | undefined {
 
 function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T | undefined {
   if (v === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`${flag} ${JSON.stringify(v)}: expected one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw new UsageError(`${flag} ${JSON.stringify(v)}: expected one of ${allowed.join(', ')}`);
   return v as T;
 }
 
 function positiveInt(flag: string, v: number | undefined, min = 1): number | undefined {
   if (v === undefined) return undefined;
-  if (!Number.isSafeInteger(v) || v < min) throw new UsageError(`${flag} must be an integer >= ${min}, got ${String(v)}`);
+  if (!Number.isSafeInteger(v) || v < min)
+    throw new UsageError(`${flag} must be an integer >= ${min}, got ${String(v)}`);
   return v;
 }
 
@@ -91,7 +94,8 @@ export function parseLength(what: string, text: string): LengthSpec {
 /** `--synthetic ISL/OSL`, e.g. 128/32, 100-400/64, 1024~200/128~16. */
 export function parseSynthetic(text: string): { inputLength: LengthSpec; outputLength: LengthSpec } {
   const parts = text.split('/');
-  if (parts.length !== 2) throw new UsageError(`--synthetic ${JSON.stringify(text)}: expected INPUT/OUTPUT token lengths, e.g. 128/32`);
+  if (parts.length !== 2)
+    throw new UsageError(`--synthetic ${JSON.stringify(text)}: expected INPUT/OUTPUT token lengths, e.g. 128/32`);
   return { inputLength: parseLength('input', parts[0]), outputLength: parseLength('output', parts[1]) };
 }
 
@@ -115,11 +119,17 @@ function datasetFrom(f: RunFlags): DatasetSpec | undefined {
       fileOnly.push(name);
     }
   }
-  for (const [flag, name] of [['datasetFormat', '--dataset-format'], ['preset', '--preset'], ['textTemplate', '--text-template'], ['limit', '--limit']] as const) {
+  for (const [flag, name] of [
+    ['datasetFormat', '--dataset-format'],
+    ['preset', '--preset'],
+    ['textTemplate', '--text-template'],
+    ['limit', '--limit'],
+  ] as const) {
     if (f[flag] !== undefined) fileOnly.push(name);
   }
   if (f.dataset !== undefined) {
-    if (f.synthetic !== undefined || f.syntheticSamples !== undefined) throw new UsageError('--dataset and --synthetic exclude each other');
+    if (f.synthetic !== undefined || f.syntheticSamples !== undefined)
+      throw new UsageError('--dataset and --synthetic exclude each other');
     const spec: DatasetSpec = { path: f.dataset };
     if (Object.keys(mapping).length) spec.mapping = mapping;
     const format = oneOf('--dataset-format', f.datasetFormat, FORMATS);
@@ -134,7 +144,12 @@ function datasetFrom(f: RunFlags): DatasetSpec | undefined {
   if (f.synthetic === undefined && f.syntheticSamples === undefined) return undefined;
   // What is not given keeps runBenchmark's synthetic defaults.
   const size = positiveInt('--synthetic-samples', f.syntheticSamples);
-  return { synthetic: { ...(size !== undefined ? { size } : {}), ...(f.synthetic !== undefined ? parseSynthetic(f.synthetic) : {}) } };
+  return {
+    synthetic: {
+      ...(size !== undefined ? { size } : {}),
+      ...(f.synthetic !== undefined ? parseSynthetic(f.synthetic) : {}),
+    },
+  };
 }
 
 export interface RunCommandPlan {
@@ -154,7 +169,8 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   const sampling: SamplingParams = {};
   if (f.maxTokens !== undefined) sampling.maxTokens = positiveInt('--max-tokens', f.maxTokens);
   if (f.ignoreEos !== undefined) sampling.ignoreEos = f.ignoreEos;
-  if (f.targetQps !== undefined && !(Number.isFinite(f.targetQps) && f.targetQps > 0)) throw new UsageError(`--target-qps must be a number > 0, got ${String(f.targetQps)}`);
+  if (f.targetQps !== undefined && !(Number.isFinite(f.targetQps) && f.targetQps > 0))
+    throw new UsageError(`--target-qps must be a number > 0, got ${String(f.targetQps)}`);
   const options: RunBenchmarkOptions = {
     scenario,
     outdir: f.outputDir ?? DEFAULT_OUTPUT_DIR,
@@ -180,14 +196,17 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   if (Object.keys(sampling).length) options.sampling = sampling;
   if (f.concurrency !== undefined) options.concurrency = positiveInt('--concurrency', f.concurrency);
   if (f.workers !== undefined) options.workers = positiveInt('--workers', f.workers, 0);
-  if (f.cpuIdleLatencyUs !== undefined) options.cpuIdleLatencyUs = positiveInt('--cpu-idle-latency-us', f.cpuIdleLatencyUs, 0);
+  if (f.cpuIdleLatencyUs !== undefined)
+    options.cpuIdleLatencyUs = positiveInt('--cpu-idle-latency-us', f.cpuIdleLatencyUs, 0);
   if (f.busyPoll !== undefined && f.busyPoll !== false) {
     const idleMs = f.busyPoll === true ? 1000 : Number(f.busyPoll);
-    if (!(Number.isFinite(idleMs) && idleMs >= 0)) throw new UsageError(`--busy-poll takes an idle window in milliseconds >= 0, got ${String(f.busyPoll)}`);
+    if (!(Number.isFinite(idleMs) && idleMs >= 0))
+      throw new UsageError(`--busy-poll takes an idle window in milliseconds >= 0, got ${String(f.busyPoll)}`);
     options.busyPoll = { idleMs };
   }
   if (f.tokenizer !== undefined) {
-    if (mode !== undefined && mode !== 'AccuracyOnly' && mode !== 'SubmissionRun') throw new UsageError('--tokenizer scores the outputs of --mode accuracy or --mode submission runs');
+    if (mode !== undefined && mode !== 'AccuracyOnly' && mode !== 'SubmissionRun')
+      throw new UsageError('--tokenizer scores the outputs of --mode accuracy or --mode submission runs');
     options.tokenizer = f.tokenizer;
   }
   if (f.simulator !== undefined) {
@@ -216,51 +235,94 @@ export function verdictLine(record: RunRecord): string {
 /** The human summary of a run (stdout without --json). */
 export function formatSummary(record: RunRecord, files: string[]): string {
   const r = record.result;
-  const lines = [`Result: ${verdictLine(record)}`, `  ${r.scenario} ${r.mode}${record.benchmark ? `, ${record.benchmark}` : ''}${record.simulated ? ', simulated endpoint' : ''}; ${r.counts.samples} samples, ${r.counts.tokens} tokens`];
-  if (r.metric) lines.push(`  ${r.metric.name}: ${r.metric.unit === 'ns' ? ms(r.metric.value) : `${r.metric.value.toFixed(2)} ${r.metric.unit}`}`);
+  const lines = [
+    `Result: ${verdictLine(record)}`,
+    `  ${r.scenario} ${r.mode}${record.benchmark ? `, ${record.benchmark}` : ''}${record.simulated ? ', simulated endpoint' : ''}; ${r.counts.samples} samples, ${r.counts.tokens} tokens`,
+  ];
+  if (r.metric)
+    lines.push(
+      `  ${r.metric.name}: ${r.metric.unit === 'ns' ? ms(r.metric.value) : `${r.metric.value.toFixed(2)} ${r.metric.unit}`}`,
+    );
   if (r.tokensPerSecond !== null) lines.push(`  tokens per second: ${r.tokensPerSecond.toFixed(1)}`);
   // Over the samples that succeeded (LoadGen's statistics count failed ones, with sentinel TTFTs); n/a where none did.
   const lat = latencyFigures(record);
-  const failedNote = lat.source !== 'harness' ? '' : runStatusOf(record).status === 'ALL_SAMPLES_FAILED' ? ' (no sample succeeded)' : ' (samples that succeeded)';
+  const failedNote =
+    lat.source !== 'harness'
+      ? ''
+      : runStatusOf(record).status === 'ALL_SAMPLES_FAILED'
+        ? ' (no sample succeeded)'
+        : ' (samples that succeeded)';
   if (r.ttft) lines.push(`  TTFT p99: ${ms(lat.ttft?.p99)}   TPOT p99: ${ms(lat.tpot?.p99)}${failedNote}`);
   if (r.latency) lines.push(`  latency p50: ${ms(lat.latency?.p50)}   p99: ${ms(lat.latency?.p99)}${failedNote}`);
   if (r.peakTargetQps !== null) lines.push(`  peak target QPS: ${r.peakTargetQps.toFixed(2)}`);
   for (const reason of r.invalidReasons) lines.push(`  why INVALID: ${reason.trim()}`);
   if (r.criteria?.earlyStoppingMet === false && r.earlyStopping) {
     const es = r.earlyStopping;
-    for (const [what, text] of [['', es.text], [' (TTFT)', es.ttftText], [' (TPOT)', es.tpotText]] as const) {
+    for (const [what, text] of [
+      ['', es.text],
+      [' (TTFT)', es.ttftText],
+      [' (TPOT)', es.tpotText],
+    ] as const) {
       // The summary's bullet lines, folded into one.
-      const flat = text.replace(/\s*\*\s*/g, ' ').replace(/\s+/g, ' ').trim();
+      const flat = text
+        .replace(/\s*\*\s*/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
       if (flat) lines.push(`  early stopping${what}: ${flat}`);
     }
   }
   if (r.criteria && r.valid === false) {
-    const failed = Object.entries(r.criteria).filter(([, v]) => v === false).map(([k]) => k);
+    const failed = Object.entries(r.criteria)
+      .filter(([, v]) => v === false)
+      .map(([k]) => k);
     if (failed.length) lines.push(`  criteria not met: ${failed.join(', ')}`);
   }
   const s = record.sut;
   if (s && (s.samples.failed > 0 || s.samples.retried > 0)) {
-    const kinds = Object.entries(s.errorKinds).map(([k, n]) => `${k} ${n}`).join(', ');
+    const kinds = Object.entries(s.errorKinds)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
     lines.push(`  requests: ${s.samples.failed} failed, ${s.samples.retried} retried${kinds ? ` (${kinds})` : ''}`);
   }
-  if (record.cost) lines.push(`  cost: $${record.cost.dollars.toFixed(4)} ($${record.cost.perMillionOutputTokens?.toFixed(2) ?? '-'} per million output tokens, $${record.cost.perGoodQuery?.toFixed(6) ?? '-'} per query within the latency targets)`);
+  if (record.cost)
+    lines.push(
+      `  cost: $${record.cost.dollars.toFixed(4)} ($${record.cost.perMillionOutputTokens?.toFixed(2) ?? '-'} per million output tokens, $${record.cost.perGoodQuery?.toFixed(6) ?? '-'} per query within the latency targets)`,
+    );
   if (record.budget?.reason) lines.push(`  stopped: ${record.budget.reason}`);
   const acc = record.accuracy;
   if (acc) {
     if ('error' in acc) lines.push(`  accuracy: not scored (${acc.error})`);
-    else lines.push(`  accuracy: ${acc.pass === null ? 'no targets known' : acc.pass ? 'PASS' : 'FAIL'} (${Object.entries(acc.metrics).map(([k, v]) => `${k} ${Number(v.toFixed(4))}`).join(', ')})`);
+    else
+      lines.push(
+        `  accuracy: ${acc.pass === null ? 'no targets known' : acc.pass ? 'PASS' : 'FAIL'} (${Object.entries(
+          acc.metrics,
+        )
+          .map(([k, v]) => `${k} ${Number(v.toFixed(4))}`)
+          .join(', ')})`,
+      );
   }
   if (record.resume) {
     const j = record.resume;
     if (j.resumed) lines.push(`  resumed: ${j.restoredSamples} samples from the journal`);
-    if (!j.complete) lines.push(`  incomplete: ${j.journaledSamples} of ${j.accuracySamples} accuracy samples done; continue with the same flags and --resume ${record.outdir}`);
+    if (!j.complete)
+      lines.push(
+        `  incomplete: ${j.journaledSamples} of ${j.accuracySamples} accuracy samples done; continue with the same flags and --resume ${record.outdir}`,
+      );
   }
   // Servers the run started and lost on the way (loadgen run with servers:).
-  for (const e of record.servers?.events ?? []) if (e.kind === 'crashed') lines.push(`  server ${e.server} crashed during the run (${e.signal ?? `exit code ${e.exitCode}`}); see servers/${e.server}.log`);
+  for (const e of record.servers?.events ?? [])
+    if (e.kind === 'crashed')
+      lines.push(
+        `  server ${e.server} crashed during the run (${e.signal ?? `exit code ${e.exitCode}`}); see servers/${e.server}.log`,
+      );
   const mt = record.multiturn;
   if (mt) {
-    const tools = mt.tools ? `; tool calls ${mt.tools.toolCalls} (${mt.tools.malformed} malformed), expected calls matched ${mt.tools.matched} of ${mt.tools.expected}` : '';
-    lines.push(`  conversations (${mt.mode}): ${mt.conversations.completed} of ${mt.conversations.total} completed, ${mt.turns.completed} of ${mt.turns.total} turns${tools}`);
+    const tools = mt.tools
+      ? `; tool calls ${mt.tools.toolCalls} (${mt.tools.malformed} malformed), expected calls matched ${mt.tools.matched} of ${mt.tools.expected}`
+      : '';
+    lines.push(
+      `  conversations (${mt.mode}): ${mt.conversations.completed} of ${mt.conversations.total} completed, ${mt.turns.completed} of ${mt.turns.total} turns${tools}`,
+    );
   }
   lines.push(`  output: ${record.outdir}`);
   for (const f of files) lines.push(`    ${f}`);
@@ -284,7 +346,12 @@ export function exitCodeOf(record: RunRecord, interrupted: boolean): ExitCode {
   return ExitCode.Valid;
 }
 
-const LOG_FILES = ['mlperf_log_summary.txt', 'mlperf_log_detail.txt', 'mlperf_log_accuracy.json', 'mlperf_log_trace.json'];
+const LOG_FILES = [
+  'mlperf_log_summary.txt',
+  'mlperf_log_detail.txt',
+  'mlperf_log_accuracy.json',
+  'mlperf_log_trace.json',
+];
 
 /** Makes the run's secrets known to the redaction rule before anything is printed: API key, URL passwords, servers' secret env. */
 function registerRunSecrets(f: RunFlags): void {
@@ -358,7 +425,9 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
       onProgress: quiet ? undefined : (p) => progress.update(p),
     };
     // A servers: section: they are started first and stopped afterwards (lib/fleet).
-    const record = flags.servers ? await (await import('../run/run-fleet.js')).runWithFleet(flags.servers, runOptions) : await runBenchmark(runOptions);
+    const record = flags.servers
+      ? await (await import('../run/run-fleet.js')).runWithFleet(flags.servers, runOptions)
+      : await runBenchmark(runOptions);
     progress.done();
     const files = await writeRunFiles(record);
     const interrupted = presses > 0;
@@ -373,9 +442,16 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
       process.stdout.write(formatSummary(record, listed));
     }
     const code = exitCodeOf(record, interrupted);
-    if (code === ExitCode.Endpoint) stderr.write(`loadgen run: every request failed (${Object.keys(record.sut?.errorKinds ?? {}).join(', ') || 'see the detail log'}): ${record.endpoints.map((e) => e.url).join(', ')}\n`);
-    if (code === ExitCode.Failed) stderr.write(`loadgen run: ${runStatusOf(record).message}; see ${join(record.outdir, 'mlperf_log_detail.txt')}\n`);
-    if (code === ExitCode.Internal) stderr.write(`loadgen run: the test was aborted: ${record.result.abortReason ?? 'unknown reason'}\n`);
+    if (code === ExitCode.Endpoint)
+      stderr.write(
+        `loadgen run: every request failed (${Object.keys(record.sut?.errorKinds ?? {}).join(', ') || 'see the detail log'}): ${record.endpoints.map((e) => e.url).join(', ')}\n`,
+      );
+    if (code === ExitCode.Failed)
+      stderr.write(
+        `loadgen run: ${runStatusOf(record).message}; see ${join(record.outdir, 'mlperf_log_detail.txt')}\n`,
+      );
+    if (code === ExitCode.Internal)
+      stderr.write(`loadgen run: the test was aborted: ${record.result.abortReason ?? 'unknown reason'}\n`);
     return code;
   } catch (err) {
     progress.done();
@@ -401,17 +477,29 @@ function integer(v: string): number {
   return Number(v);
 }
 
-export function registerRunCommand(program: Command, onExit: (code: ExitCode) => void = (c) => (process.exitCode = c)): Command {
+export function registerRunCommand(
+  program: Command,
+  onExit: (code: ExitCode) => void = (c) => (process.exitCode = c),
+): Command {
   return program
     .command('run')
-    .description('run an MLPerf LoadGen test against LLM servers (vLLM, SGLang, OpenAI-compatible), or the built-in simulator')
+    .description(
+      'run an MLPerf LoadGen test against LLM servers (vLLM, SGLang, OpenAI-compatible), or the built-in simulator',
+    )
     .option('-c, --config <file>', 'YAML or JSON file with any of these options (flags win)')
     .option('--scenario <name>', 'SingleStream | MultiStream | Server | Offline (required)')
     .option('--mode <mode>', 'performance (default) | accuracy | submission | find-peak')
-    .option('--benchmark <model>', 'MLPerf model key (e.g. llama3_1-8b): official settings, dataset preset and sampling')
+    .option(
+      '--benchmark <model>',
+      'MLPerf model key (e.g. llama3_1-8b): official settings, dataset preset and sampling',
+    )
     .option('--mlperf-conf <file>', 'an mlperf.conf instead of the built-in table (with --benchmark)')
     .option('--user-conf <file>', 'user.conf applied on top of the official settings')
-    .option('--endpoint <url>', "server base URL, e.g. http://gpu1:8000 (repeat for several; http://user:password@host sends HTTP Basic); none = built-in simulator", collect)
+    .option(
+      '--endpoint <url>',
+      'server base URL, e.g. http://gpu1:8000 (repeat for several; http://user:password@host sends HTTP Basic); none = built-in simulator',
+      collect,
+    )
     .option('--backend <name>', 'auto (default) | vllm | sglang | openai')
     .option('--api <name>', 'completions (default) | chat | generate (SGLang native)')
     .option('--model <name>', 'served model name (default: the first of /v1/models)')
@@ -428,36 +516,73 @@ export function registerRunCommand(program: Command, onExit: (code: ExitCode) =>
     .option('--field-max-tokens <column>', 'column of per-sample output caps')
     .option('--text-template <template>', 'text prompt from {column} placeholders')
     .option('--limit <n>', 'read only the first n rows of the dataset', integer)
-    .option('--synthetic <isl/osl>', 'synthetic prompts: input/output token lengths, each N, MIN-MAX or MEAN~STD (default 128/32)')
+    .option(
+      '--synthetic <isl/osl>',
+      'synthetic prompts: input/output token lengths, each N, MIN-MAX or MEAN~STD (default 128/32)',
+    )
     .option('--synthetic-samples <n>', 'synthetic dataset size (default 1024)', integer)
-    .option('--conversations <file>', 'multi-turn: conversations (.jsonl, .json or .parquet; native, ShareGPT or OpenAI messages); chat API')
-    .option('--multiturn <style>', 'replay (default: a turn is a sample, recorded history) | live (a conversation is a sample, history from the model)')
+    .option(
+      '--conversations <file>',
+      'multi-turn: conversations (.jsonl, .json or .parquet; native, ShareGPT or OpenAI messages); chat API',
+    )
+    .option(
+      '--multiturn <style>',
+      'replay (default: a turn is a sample, recorded history) | live (a conversation is a sample, history from the model)',
+    )
     .option('--max-concurrent-conversations <n>', 'live: conversations in progress at once (default 64)', integer)
-    .option('--tool-results <file>', 'live: JSON object of tool name -> result, for calls the dataset has no recorded result for')
+    .option(
+      '--tool-results <file>',
+      'live: JSON object of tool name -> result, for calls the dataset has no recorded result for',
+    )
     .option('--tool-handler <module>', 'live: JS module whose default export answers tool calls: (call) => result')
     .option('--max-tokens <n>', 'output cap for samples without their own', integer)
     .option('--ignore-eos', 'keep generating past EOS up to the output cap')
     .option('--target-qps <qps>', 'Server: target QPS; Offline: expected QPS', number)
     .option('--concurrency <n>', 'most requests in flight at once, over all endpoints', integer)
-    .option('--workers <n>', 'adapter worker threads (0 = main thread; default CPU count - 1, 1..8, and 2 on 2 CPUs)', integer)
-    .option('--busy-poll [idle-ms]', 'adapter threads poll their sockets instead of sleeping while requests are in flight and idle-ms after (default 1000): a busy core each, no wake-up latency at low rates')
-    .option('--cpu-idle-latency-us <us>', 'Linux: keep CPUs out of idle states slower to leave than this during the test (PM QoS, /dev/cpu_dma_latency; 0 = poll; needs root)', integer)
-    .option('--timeout-first-byte <duration>', 'longest wait from a request to its response headers, in ms or e.g. 30s, 5m (default 5m)')
+    .option(
+      '--workers <n>',
+      'adapter worker threads (0 = main thread; default CPU count - 1, 1..8, and 2 on 2 CPUs)',
+      integer,
+    )
+    .option(
+      '--busy-poll [idle-ms]',
+      'adapter threads poll their sockets instead of sleeping while requests are in flight and idle-ms after (default 1000): a busy core each, no wake-up latency at low rates',
+    )
+    .option(
+      '--cpu-idle-latency-us <us>',
+      'Linux: keep CPUs out of idle states slower to leave than this during the test (PM QoS, /dev/cpu_dma_latency; 0 = poll; needs root)',
+      integer,
+    )
+    .option(
+      '--timeout-first-byte <duration>',
+      'longest wait from a request to its response headers, in ms or e.g. 30s, 5m (default 5m)',
+    )
     .option('--timeout-idle <duration>', 'longest gap between two reads of a response (default 2m)')
     .option('--timeout-total <duration>', 'longest time for a whole sample, retries included (default 1h)')
     .option('--retries <n>', 'retries of a failed request before its first token (default 3; 0 = none)')
     .option('--output-dir <dir>', `where the logs and results go (default ${DEFAULT_OUTPUT_DIR})`)
-    .option('--set <key=value>', 'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable', collect)
+    .option(
+      '--set <key=value>',
+      'any setting: API name (minDurationMs=5000) or mlperf.conf key in its units (min_duration=5000); repeatable',
+      collect,
+    )
     .option('--json', 'print the result JSON (results.json) only on stdout')
     .option('--quiet', 'no progress or notes on stderr')
-    .option('--resume <dir>', 'continue the interrupted accuracy or submission run in <dir> (same flags; only its missing samples are sent)')
+    .option(
+      '--resume <dir>',
+      'continue the interrupted accuracy or submission run in <dir> (same flags; only its missing samples are sent)',
+    )
     .option('--gpu-hour-price <usd>', '$ per GPU-hour, for the cost figures (one value, or one per endpoint: 2.5,3)')
     .option('--gpus-per-endpoint <n>', 'GPUs behind each endpoint (default 1; one value or one per endpoint)')
     .option('--budget-tokens <n>', 'end the run cleanly once this many output tokens were generated', integer)
     .option('--budget-cost <usd>', 'end the run cleanly once it has cost this much (needs --gpu-hour-price)', number)
     .option('--budget-minutes <m>', 'end the run cleanly after this many minutes of test', number)
     .option('--tokenizer <file>', "tokenizer.json: score an accuracy or submission run's outputs (accuracy.json)")
-    .option('--metrics-interval <s>', "seconds between scrapes of each endpoint's /metrics (default 5; 0 = off)", number)
+    .option(
+      '--metrics-interval <s>',
+      "seconds between scrapes of each endpoint's /metrics (default 5; 0 = off)",
+      number,
+    )
     .addHelpText(
       'after',
       `

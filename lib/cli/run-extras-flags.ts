@@ -16,22 +16,29 @@ function numbers(flag: string, v: string | number | number[] | undefined): numbe
 export function applyExtrasFlags(f: RunFlags, options: RunBenchmarkOptions): void {
   if (f.resume !== undefined) {
     if (f.outputDir !== undefined && resolve(f.outputDir) !== resolve(f.resume)) {
-      throw new UsageError(`--resume ${f.resume} continues the run in that directory: drop --output-dir ${f.outputDir} (or give the same one)`);
+      throw new UsageError(
+        `--resume ${f.resume} continues the run in that directory: drop --output-dir ${f.outputDir} (or give the same one)`,
+      );
     }
     options.outdir = f.resume;
     options.resume = true;
   }
   const price = numbers('--gpu-hour-price', f.gpuHourPrice);
   const gpus = numbers('--gpus-per-endpoint', f.gpusPerEndpoint);
-  if (gpus !== undefined && price === undefined) throw new UsageError('--gpus-per-endpoint needs --gpu-hour-price (the GPU count only prices the run)');
-  if (price !== undefined) options.pricing = { gpuHourPrice: price, ...(gpus !== undefined ? { gpusPerEndpoint: gpus } : {}) };
+  if (gpus !== undefined && price === undefined)
+    throw new UsageError('--gpus-per-endpoint needs --gpu-hour-price (the GPU count only prices the run)');
+  if (price !== undefined)
+    options.pricing = { gpuHourPrice: price, ...(gpus !== undefined ? { gpusPerEndpoint: gpus } : {}) };
   const budget: NonNullable<RunBenchmarkOptions['budget']> = {};
   if (f.budgetTokens !== undefined) budget.outputTokens = f.budgetTokens;
   if (f.budgetCost !== undefined) budget.dollars = f.budgetCost;
   if (f.budgetMinutes !== undefined) budget.minutes = f.budgetMinutes;
   if (Object.keys(budget).length > 0) options.budget = budget;
   if (f.metricsInterval !== undefined) {
-    if (!(Number.isFinite(f.metricsInterval) && f.metricsInterval >= 0)) throw new UsageError(`--metrics-interval must be a number of seconds >= 0 (0 = no scraping), got ${String(f.metricsInterval)}`);
+    if (!(Number.isFinite(f.metricsInterval) && f.metricsInterval >= 0))
+      throw new UsageError(
+        `--metrics-interval must be a number of seconds >= 0 (0 = no scraping), got ${String(f.metricsInterval)}`,
+      );
     options.metricsIntervalMs = Math.round(f.metricsInterval * 1000);
   }
 }

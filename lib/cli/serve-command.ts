@@ -36,11 +36,13 @@ export async function serveCommand(flags: ServeFlags): Promise<ExitCode> {
   process.on('SIGINT', early);
   process.on('SIGTERM', early);
   try {
-    if (flags.config === undefined) throw new UsageError('--config FILE is required (a YAML or JSON file with a servers: section)');
+    if (flags.config === undefined)
+      throw new UsageError('--config FILE is required (a YAML or JSON file with a servers: section)');
     const file = readConfigFile(flags.config);
     if (!file.servers) throw new UsageError(`config file ${flags.config}: no 'servers' section: nothing to start`);
     if (flags.dryRun) {
-      for (const p of await planServers(file.servers)) process.stdout.write(`# ${p.name} -> ${p.url}\n${p.commandLine}\n`);
+      for (const p of await planServers(file.servers))
+        process.stdout.write(`# ${p.name} -> ${p.url}\n${p.commandLine}\n`);
       return ExitCode.Valid;
     }
     const outdir = resolve(flags.outputDir ?? file.outputDir ?? DEFAULT_SERVE_DIR);
@@ -80,15 +82,24 @@ export async function serveCommand(flags: ServeFlags): Promise<ExitCode> {
   }
 }
 
-export function registerServeCommand(program: Command, onExit: (code: ExitCode) => void = (c) => (process.exitCode = c)): Command {
+export function registerServeCommand(
+  program: Command,
+  onExit: (code: ExitCode) => void = (c) => (process.exitCode = c),
+): Command {
   return program
     .command('serve')
     .description("start the config file's servers (vLLM, SGLang, custom or simulated) and keep them until Ctrl-C")
     .option('-c, --config <file>', 'YAML or JSON file with a servers: section (the same file loadgen run takes)')
-    .option('--output-dir <dir>', `where servers/<name>.log go (default: the file's output-dir, else ${DEFAULT_SERVE_DIR})`)
+    .option(
+      '--output-dir <dir>',
+      `where servers/<name>.log go (default: the file's output-dir, else ${DEFAULT_SERVE_DIR})`,
+    )
     .option('--dry-run', 'print each server command line (ssh included) and exit')
     .option('--quiet', 'no notes on stderr')
-    .addHelpText('after', '\nExit codes: 0 stopped cleanly, 2 bad config, 3 a server failed to start or every server exited, 130 interrupted while starting.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 stopped cleanly, 2 bad config, 3 a server failed to start or every server exited, 130 interrupted while starting.',
+    )
     .action(async (flags: ServeFlags) => {
       onExit(await serveCommand(flags));
     });

@@ -42,7 +42,11 @@ const CONF_KEYS: Record<string, ConfKey> = {
     scale: PERCENT,
   },
   target_latency: {
-    field: { SingleStream: 'singleStreamExpectedLatencyNs', MultiStream: 'multiStreamExpectedLatencyNs', Server: 'serverTargetLatencyNs' },
+    field: {
+      SingleStream: 'singleStreamExpectedLatencyNs',
+      MultiStream: 'multiStreamExpectedLatencyNs',
+      Server: 'serverTargetLatencyNs',
+    },
     kind: 'double',
     scale: MS,
   },
@@ -103,8 +107,14 @@ function parseBool(key: string, raw: unknown): boolean {
 }
 
 function parseSeed(key: string, raw: unknown): string {
-  const s = typeof raw === 'bigint' ? raw.toString() : typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : String(raw).trim();
-  if (!/^\d+$/.test(s) || BigInt(s) >= 1n << 64n) throw new UsageError(`setting ${key}: expected a 64-bit unsigned integer seed, got ${JSON.stringify(raw)}`);
+  const s =
+    typeof raw === 'bigint'
+      ? raw.toString()
+      : typeof raw === 'number' && Number.isSafeInteger(raw)
+        ? String(raw)
+        : String(raw).trim();
+  if (!/^\d+$/.test(s) || BigInt(s) >= 1n << 64n)
+    throw new UsageError(`setting ${key}: expected a 64-bit unsigned integer seed, got ${JSON.stringify(raw)}`);
   return s;
 }
 
@@ -168,7 +178,14 @@ export function parseSetting(key: string, raw: unknown, scenario: TestScenario):
 
 // Fields whose default happens to be a whole number but that take fractions.
 function isFractional(field: Field): boolean {
-  return field === 'serverTargetQps' || field === 'offlineExpectedQps' || field === 'serverFindPeakQpsBoundaryStepSize' || field.endsWith('Percentile') || field === 'accuracyLogProbability' || field.endsWith('ExpectedLatencyNs');
+  return (
+    field === 'serverTargetQps' ||
+    field === 'offlineExpectedQps' ||
+    field === 'serverFindPeakQpsBoundaryStepSize' ||
+    field.endsWith('Percentile') ||
+    field === 'accuracyLogProbability' ||
+    field.endsWith('ExpectedLatencyNs')
+  );
 }
 
 // Edit distance, for "did you mean".
@@ -176,7 +193,8 @@ function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length];
@@ -210,7 +228,8 @@ export function parseSetOptions(assignments: readonly string[], scenario: TestSc
 export function parseSettingsMap(map: Record<string, unknown>, scenario: TestScenario): Partial<TestSettings> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(map)) {
-    if (value === null || typeof value === 'object') throw new UsageError(`setting ${key}: expected a number, boolean or string, got ${JSON.stringify(value)}`);
+    if (value === null || typeof value === 'object')
+      throw new UsageError(`setting ${key}: expected a number, boolean or string, got ${JSON.stringify(value)}`);
     const [field, v] = parseSetting(key, value, scenario);
     out[field] = v;
   }

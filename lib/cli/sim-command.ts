@@ -36,7 +36,8 @@ export interface SimFlags {
 function integer(min: number): (v: string) => number {
   return (v) => {
     const n = Number(v);
-    if (!/^\s*-?\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer >= ${min}`);
+    if (!/^\s*-?\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min)
+      throw new InvalidArgumentError(`expected an integer >= ${min}`);
     return n;
   };
 }
@@ -112,7 +113,9 @@ export async function runSim(options: SimulatorOptions, out: NodeJS.WritableStre
 export function registerSimCommand(program: Command): void {
   program
     .command('sim')
-    .description('run an endpoint simulator that speaks the vLLM or SGLang HTTP API (prints its URL; stops on SIGINT/SIGTERM)')
+    .description(
+      'run an endpoint simulator that speaks the vLLM or SGLang HTTP API (prints its URL; stops on SIGINT/SIGTERM)',
+    )
     .option('--port <n>', 'listen port (0 = ephemeral; default 8000 for vllm, 30000 for sglang)', integer(0))
     .option('--host <addr>', 'listen address', '127.0.0.1')
     .option('--flavor <name>', 'server to impersonate: vllm | sglang', flavor, 'vllm')
@@ -137,20 +140,41 @@ export function registerSimCommand(program: Command): void {
     .option('--no-record', 'keep no per-request records')
     .option('--max-records <n>', 'records kept (oldest dropped)', integer(1))
     // As a launched server (loadgen serve / run with servers:): start-up phase and scripted failures.
-    .option('--load-time-ms <ms>', 'simulated model loading: 503 on every route (or no port, see next) until done', nonNegative)
-    .option('--refuse-while-loading', 'open the port only once loaded, as vLLM does (default: 503 while loading, as SGLang)')
+    .option(
+      '--load-time-ms <ms>',
+      'simulated model loading: 503 on every route (or no port, see next) until done',
+      nonNegative,
+    )
+    .option(
+      '--refuse-while-loading',
+      'open the port only once loaded, as vLLM does (default: 503 while loading, as SGLang)',
+    )
     .option('--fail-at-start', 'log a start-up error and exit 1')
     .option('--crash-after-ms <ms>', 'exit 1 this long after becoming ready', nonNegative)
     .option('--crash-after-requests <n>', 'exit 1 once this many generation requests arrived', integer(1))
     .action(async (flags: SimFlags & LaunchBehaviour & Record<string, unknown>) => {
       const options = simOptionsFromFlags(flags);
       const engineArgs = applyEngineFlags(flags, options);
-      const launched = Object.keys(engineArgs).length > 0 || flags.loadTimeMs !== undefined || flags.refuseWhileLoading || flags.failAtStart || flags.crashAfterMs !== undefined || flags.crashAfterRequests !== undefined;
+      const launched =
+        Object.keys(engineArgs).length > 0 ||
+        flags.loadTimeMs !== undefined ||
+        flags.refuseWhileLoading ||
+        flags.failAtStart ||
+        flags.crashAfterMs !== undefined ||
+        flags.crashAfterRequests !== undefined;
       if (!launched) return runSim(options);
       const { loadTimeMs, refuseWhileLoading, failAtStart, crashAfterMs, crashAfterRequests } = flags;
-      await runLaunchable(options, { loadTimeMs, refuseWhileLoading, failAtStart, crashAfterMs, crashAfterRequests, engineArgs });
+      await runLaunchable(options, {
+        loadTimeMs,
+        refuseWhileLoading,
+        failAtStart,
+        crashAfterMs,
+        crashAfterRequests,
+        engineArgs,
+      });
     });
   // vLLM/SGLang engine flags, accepted so a launcher can pass them (hidden: most are only logged).
   const sim = program.commands.find((c) => c.name() === 'sim')!;
-  for (const [flag, , value] of engineFlagList()) sim.addOption(new Option(value ? `${flag} <value>` : flag).hideHelp());
+  for (const [flag, , value] of engineFlagList())
+    sim.addOption(new Option(value ? `${flag} <value>` : flag).hideHelp());
 }

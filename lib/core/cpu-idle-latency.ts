@@ -34,18 +34,30 @@ export interface CpuIdleLatencyHold {
  */
 export function holdCpuIdleLatency(us: unknown, device: string = CPU_DMA_LATENCY): CpuIdleLatencyHold {
   if (typeof us !== 'number' || !Number.isInteger(us) || us < 0 || us > 2_000_000_000) {
-    throw new SettingsError('cpuIdleLatencyUs', `cpuIdleLatencyUs must be an integer number of microseconds from 0 to 2000000000, got ${String(us)}`);
+    throw new SettingsError(
+      'cpuIdleLatencyUs',
+      `cpuIdleLatencyUs must be an integer number of microseconds from 0 to 2000000000, got ${String(us)}`,
+    );
   }
   if (process.platform !== 'linux') {
-    throw new Error(`cpuIdleLatencyUs: a PM QoS request (${device}) exists on Linux only, not on ${process.platform}; leave the option out`);
+    throw new Error(
+      `cpuIdleLatencyUs: a PM QoS request (${device}) exists on Linux only, not on ${process.platform}; leave the option out`,
+    );
   }
   let fd: number;
   try {
     fd = openSync(device, 'w');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    const why = code === 'EACCES' || code === 'EPERM' ? 'it needs root or write access to it' : code === 'ENOENT' ? 'this kernel or container has no such file' : 'it could not be opened';
-    throw new Error(`cpuIdleLatencyUs: cannot open ${device} (${code}): ${why}; leave the option out to run without the request`);
+    const why =
+      code === 'EACCES' || code === 'EPERM'
+        ? 'it needs root or write access to it'
+        : code === 'ENOENT'
+          ? 'this kernel or container has no such file'
+          : 'it could not be opened';
+    throw new Error(
+      `cpuIdleLatencyUs: cannot open ${device} (${code}): ${why}; leave the option out to run without the request`,
+    );
   }
   const value = Buffer.alloc(4);
   value.writeInt32LE(us, 0);
@@ -53,7 +65,9 @@ export function holdCpuIdleLatency(us: unknown, device: string = CPU_DMA_LATENCY
     writeSync(fd, value);
   } catch (err) {
     closeSync(fd);
-    throw new Error(`cpuIdleLatencyUs: writing ${us} to ${device} failed (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new Error(
+      `cpuIdleLatencyUs: writing ${us} to ${device} failed (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
   }
   let open = true;
   return {

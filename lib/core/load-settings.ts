@@ -25,7 +25,10 @@ export function loadSettings(options: LoadSettingsOptions): TestSettings {
     throw new SettingsError('model', 'loadSettings: model must be a non-empty string such as "llama3_1-8b"');
   }
   if (!['SingleStream', 'MultiStream', 'Server', 'Offline'].includes(options.scenario)) {
-    throw new SettingsError('scenario', `loadSettings: scenario must be SingleStream, MultiStream, Server or Offline, got ${String(options.scenario)}`);
+    throw new SettingsError(
+      'scenario',
+      `loadSettings: scenario must be SingleStream, MultiStream, Server or Offline, got ${String(options.scenario)}`,
+    );
   }
   const r = native.loadSettings(options.model, options.scenario, options.mlperfConf ?? null, options.userConf ?? null);
   if (r.errors.length > 0) throw new ConfigError(r.errors);

@@ -33,7 +33,12 @@ let forms: string[] = [];
 const MIN_REGISTERED = 4;
 
 function htmlEscape(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Makes `value` a secret for the rest of the process: redactText replaces it wherever it appears. */
@@ -103,12 +108,16 @@ export function redactText(text: string, o: RedactOptions = {}): string {
   let s = scrubText(text);
   if (s.includes('-')) {
     s = s.replace(FLAG, (all, pre: string, flag: string, sep: string, value: string) =>
-      isSecretName(flag) && value !== MASK ? `${pre}${flag}${sep}${quoted(value) ? `${value[0]}${MASK}${value[0]}` : MASK}` : all,
+      isSecretName(flag) && value !== MASK
+        ? `${pre}${flag}${sep}${quoted(value) ? `${value[0]}${MASK}${value[0]}` : MASK}`
+        : all,
     );
   }
   if (s.includes('=')) {
     s = s.replace(ASSIGN, (all, pre: string, name: string, value: string) =>
-      (name.includes('_') || name === name.toUpperCase()) && isSecretName(name) && value !== MASK ? `${pre}${name}=${quoted(value) ? `${value[0]}${MASK}${value[0]}` : MASK}` : all,
+      (name.includes('_') || name === name.toUpperCase()) && isSecretName(name) && value !== MASK
+        ? `${pre}${name}=${quoted(value) ? `${value[0]}${MASK}${value[0]}` : MASK}`
+        : all,
     );
   }
   if (o.pairs) {
@@ -125,7 +134,8 @@ export function redactArgv(argv: readonly string[]): string[] {
   for (let i = 0; i < out.length; i++) {
     const a = out[i]!;
     const eq = a.indexOf('=');
-    if (/^--?[A-Za-z]/.test(a) && eq < 0 && isSecretName(a) && i + 1 < out.length && !out[i + 1]!.startsWith('-')) out[++i] = MASK;
+    if (/^--?[A-Za-z]/.test(a) && eq < 0 && isSecretName(a) && i + 1 < out.length && !out[i + 1]!.startsWith('-'))
+      out[++i] = MASK;
     else if (/^--?[A-Za-z]/.test(a) && eq > 0 && isSecretName(a.slice(0, eq))) out[i] = `${a.slice(0, eq)}=${MASK}`;
   }
   return out;
@@ -172,7 +182,8 @@ export function redactFile(path: string, note: (m: string) => void = () => undef
     writeFileSync(tmp, clean);
     renameSync(tmp, path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') note(`warning: ${path} could not be checked for secrets: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      note(`warning: ${path} could not be checked for secrets: ${(err as Error).message}`);
   }
 }
 

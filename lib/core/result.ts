@@ -102,7 +102,13 @@ function metricOf(scenario: TestScenario, s: RawSummary): TestResult['metric'] {
   }
 }
 
-export function shapeResult(o: RawOutcome, scenario: TestScenario, mode: TestMode, sutName: string, tokens: boolean): TestResult {
+export function shapeResult(
+  o: RawOutcome,
+  scenario: TestScenario,
+  mode: TestMode,
+  sutName: string,
+  tokens: boolean,
+): TestResult {
   const s = o.hasSummary ? o.summary! : undefined;
   const server = scenario === 'Server';
   return {
@@ -126,8 +132,12 @@ export function shapeResult(o: RawOutcome, scenario: TestScenario, mode: TestMod
     samplesPerSecond: s && scenario === 'Offline' ? s.samplesPerSec : null,
     qpsWithLoadgenOverhead: s && scenario === 'SingleStream' ? s.qpsWithLoadgenOverhead : null,
     qpsWithoutLoadgenOverhead: s && scenario === 'SingleStream' ? s.qpsWithoutLoadgenOverhead : null,
-    tokensPerSecond: s && tokens ? (scenario === 'SingleStream' ? s.tokenThroughputWithOverhead : s.tokensPerSec) : null,
-    tokenThroughput: s && tokens && scenario !== 'Offline' ? { official: s.tokenThroughputOfficial, corrected: s.tokenThroughputCorrected } : null,
+    tokensPerSecond:
+      s && tokens ? (scenario === 'SingleStream' ? s.tokenThroughputWithOverhead : s.tokensPerSec) : null,
+    tokenThroughput:
+      s && tokens && scenario !== 'Offline'
+        ? { official: s.tokenThroughputOfficial, corrected: s.tokenThroughputCorrected }
+        : null,
     latency: s ? stats(s.latencyMin, s.latencyMax, s.latencyMean, s.latencyPercentiles) : null,
     queryLatency:
       s && scenario === 'MultiStream'
@@ -142,7 +152,11 @@ export function shapeResult(o: RawOutcome, scenario: TestScenario, mode: TestMod
             ttftText: s.earlyStoppingTtftText,
             tpotText: s.earlyStoppingTpotText,
             percentileEstimateNs:
-              scenario === 'SingleStream' ? s.earlyStoppingLatencySs : scenario === 'MultiStream' ? s.earlyStoppingLatencyMs : null,
+              scenario === 'SingleStream'
+                ? s.earlyStoppingLatencySs
+                : scenario === 'MultiStream'
+                  ? s.earlyStoppingLatencyMs
+                  : null,
             multiStreamEstimateNs: scenario === 'SingleStream' ? s.earlyStoppingLatencyMs : null,
           }
         : null,

@@ -19,7 +19,11 @@ export const TestMode = {
 } as const;
 export type TestMode = (typeof TestMode)[keyof typeof TestMode];
 
-export const LoggingMode = { AsyncPoll: 'AsyncPoll', EndOfTestOnly: 'EndOfTestOnly', Synchronous: 'Synchronous' } as const;
+export const LoggingMode = {
+  AsyncPoll: 'AsyncPoll',
+  EndOfTestOnly: 'EndOfTestOnly',
+  Synchronous: 'Synchronous',
+} as const;
 export type LoggingMode = (typeof LoggingMode)[keyof typeof LoggingMode];
 
 /** A 64-bit seed: a bigint, or a decimal string. */
@@ -169,8 +173,13 @@ function seedToString(field: string, v: unknown): string {
   if (typeof v === 'bigint') big = v;
   else if (typeof v === 'string' && /^\d+$/.test(v.trim())) big = BigInt(v.trim());
   else if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) big = BigInt(v);
-  else throw new SettingsError(field, `${field} must be a 64-bit unsigned seed (bigint or decimal string), got ${describe(v)}`);
-  if (big < 0n || big > UINT64_MAX) throw new SettingsError(field, `${field} is out of the 64-bit unsigned range: ${big}`);
+  else
+    throw new SettingsError(
+      field,
+      `${field} must be a 64-bit unsigned seed (bigint or decimal string), got ${describe(v)}`,
+    );
+  if (big < 0n || big > UINT64_MAX)
+    throw new SettingsError(field, `${field} is out of the 64-bit unsigned range: ${big}`);
   return big.toString();
 }
 
@@ -185,7 +194,9 @@ function describe(v: unknown): string {
  * names) against the defaults and returns the engine's snake_case form.
  * Throws SettingsError naming the field on any bad value or unknown key.
  */
-export function toEngineSettings(partial: Partial<TestSettings> | Record<string, unknown>): Record<string, number | boolean | string> {
+export function toEngineSettings(
+  partial: Partial<TestSettings> | Record<string, unknown>,
+): Record<string, number | boolean | string> {
   if (partial === null || typeof partial !== 'object') {
     throw new SettingsError('settings', `settings must be an object, got ${describe(partial)}`);
   }
@@ -221,13 +232,15 @@ export function toEngineSettings(partial: Partial<TestSettings> | Record<string,
         break;
       case 'rate':
       case 'probability':
-        if (typeof v !== 'number' || !Number.isFinite(v)) throw new SettingsError(camel, `${camel} must be a finite number, got ${describe(v)}`);
+        if (typeof v !== 'number' || !Number.isFinite(v))
+          throw new SettingsError(camel, `${camel} must be a finite number, got ${describe(v)}`);
         out[official] = v;
         break;
       case 'percentile':
         // Checked below, for the run's own scenario only: the official engine
         // never reads another scenario's percentile.
-        if (typeof v !== 'number' || !Number.isFinite(v)) throw new SettingsError(camel, `${camel} must be a finite number, got ${describe(v)}`);
+        if (typeof v !== 'number' || !Number.isFinite(v))
+          throw new SettingsError(camel, `${camel} must be a finite number, got ${describe(v)}`);
         out[official] = v;
         break;
       case 'uint':
@@ -267,11 +280,18 @@ function checkScenarioFields(scenario: TestScenario, s: Record<string, unknown>)
   const percentile = (field: keyof TestSettings) => {
     const v = s[field] as number;
     if (!(v >= 0 && v < 1)) {
-      throw new SettingsError(field, `${field} must be a fraction in [0, 1) (e.g. 0.99 for the 99th percentile), got ${describe(v)}`);
+      throw new SettingsError(
+        field,
+        `${field} must be a fraction in [0, 1) (e.g. 0.99 for the 99th percentile), got ${describe(v)}`,
+      );
     }
   };
   const positive = (field: keyof TestSettings, why: string) => {
-    if ((s[field] as number) <= 0) throw new SettingsError(field, `${field} must be > 0 in the ${scenario} scenario (${why}), got ${describe(s[field])}`);
+    if ((s[field] as number) <= 0)
+      throw new SettingsError(
+        field,
+        `${field} must be > 0 in the ${scenario} scenario (${why}), got ${describe(s[field])}`,
+      );
   };
   switch (scenario) {
     case 'SingleStream':
@@ -286,7 +306,11 @@ function checkScenarioFields(scenario: TestScenario, s: Record<string, unknown>)
     case 'Server':
       // A negative rate is corrected to 1 with an error in the detail log; 0
       // would make every arrival gap infinite.
-      if (s.serverTargetQps === 0) throw new SettingsError('serverTargetQps', 'serverTargetQps must not be 0 in the Server scenario (no query after the first would ever be scheduled)');
+      if (s.serverTargetQps === 0)
+        throw new SettingsError(
+          'serverTargetQps',
+          'serverTargetQps must not be 0 in the Server scenario (no query after the first would ever be scheduled)',
+        );
       percentile('serverTargetLatencyPercentile');
       break;
     case 'Offline':
@@ -299,7 +323,10 @@ function checkScenarioFields(scenario: TestScenario, s: Record<string, unknown>)
  * performance_issue_same_index indexes the loaded performance set: past its
  * end the official engine reads out of range, so it is refused here.
  */
-export function checkIssueSameIndex(settings: Record<string, number | boolean | string>, qslPerformanceSampleCount: number): void {
+export function checkIssueSameIndex(
+  settings: Record<string, number | boolean | string>,
+  qslPerformanceSampleCount: number,
+): void {
   if (settings.performance_issue_same !== true || settings.performance_issue_unique === true) return;
   const override = settings.performance_sample_count_override as number;
   const count = override !== 0 ? override : qslPerformanceSampleCount;

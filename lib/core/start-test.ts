@@ -4,7 +4,14 @@ import { native } from './binding.js';
 import type { Dispatcher, RawOutcome, TestMeta } from './native-types.js';
 import { holdCpuIdleLatency, type CpuIdleLatencyHold } from './cpu-idle-latency.js';
 import { shapeResult, type TestResult } from './result.js';
-import { checkIssueSameIndex, SettingsError, toEngineLogSettings, toEngineSettings, type LogSettings, type TestSettings } from './settings.js';
+import {
+  checkIssueSameIndex,
+  SettingsError,
+  toEngineLogSettings,
+  toEngineSettings,
+  type LogSettings,
+  type TestSettings,
+} from './settings.js';
 import { ErrorCode, LoadgenError } from './errors.js';
 
 export interface QuerySample {
@@ -88,7 +95,8 @@ function checkQsl(qsl: QuerySampleLibrary): void {
       throw new SettingsError(`qsl.${key}`, `qsl.${key} must be a positive integer, got ${String(v)}`);
     }
   }
-  if (typeof qsl.loadSamplesToRam !== 'function') throw new SettingsError('qsl.loadSamplesToRam', 'qsl.loadSamplesToRam must be a function');
+  if (typeof qsl.loadSamplesToRam !== 'function')
+    throw new SettingsError('qsl.loadSamplesToRam', 'qsl.loadSamplesToRam must be a function');
   if (typeof qsl.unloadSamplesFromRam !== 'function') {
     throw new SettingsError('qsl.unloadSamplesFromRam', 'qsl.unloadSamplesFromRam must be a function');
   }
@@ -98,8 +106,10 @@ function checkSut(sut: SystemUnderTest | NativeNullSut): void {
   if (!sut || typeof sut !== 'object') throw new SettingsError('sut', 'sut must be an object');
   if ((sut as NativeNullSut).kind === 'native-null') return;
   const s = sut as SystemUnderTest;
-  if (typeof s.issueQuery !== 'function') throw new SettingsError('sut.issueQuery', 'sut.issueQuery must be a function');
-  if (typeof s.flushQueries !== 'function') throw new SettingsError('sut.flushQueries', 'sut.flushQueries must be a function');
+  if (typeof s.issueQuery !== 'function')
+    throw new SettingsError('sut.issueQuery', 'sut.issueQuery must be a function');
+  if (typeof s.flushQueries !== 'function')
+    throw new SettingsError('sut.flushQueries', 'sut.flushQueries must be a function');
 }
 
 export function startTest(
@@ -134,7 +144,8 @@ export function startTest(
   const queues = (sut as unknown as Record<symbol, unknown>)[WORKER_QUEUES];
   if (typeof queues === 'number') meta.workerQueues = queues;
   // Held from before the engine starts until its outcome is in.
-  const idleHold: CpuIdleLatencyHold | null = options.cpuIdleLatencyUs === undefined ? null : holdCpuIdleLatency(options.cpuIdleLatencyUs);
+  const idleHold: CpuIdleLatencyHold | null =
+    options.cpuIdleLatencyUs === undefined ? null : holdCpuIdleLatency(options.cpuIdleLatencyUs);
 
   return new Promise<TestResult>((resolve, reject) => {
     let callbackError: unknown;
@@ -173,7 +184,8 @@ export function startTest(
         const r = jsSut.issueQuery(samples) as unknown;
         // An async issueQuery: its rejection would otherwise be unhandled
         // and end the process instead of the test.
-        if (r != null && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).then(undefined, issueRejected);
+        if (r != null && typeof (r as Promise<void>).then === 'function')
+          (r as Promise<void>).then(undefined, issueRejected);
       } catch (err) {
         fail('sut.issueQuery', err);
       }
@@ -203,7 +215,8 @@ export function startTest(
         if (isNative) return;
         try {
           const r = jsSut.flushQueries();
-          if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).catch((err: unknown) => fail('sut.flushQueries', err));
+          if (r && typeof (r as Promise<void>).then === 'function')
+            (r as Promise<void>).catch((err: unknown) => fail('sut.flushQueries', err));
         } catch (err) {
           fail('sut.flushQueries', err);
         }

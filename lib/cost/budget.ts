@@ -37,7 +37,8 @@ export function checkBudgetLimits(b: BudgetLimits | undefined, hasPrice: boolean
   check('outputTokens', '--budget-tokens', true);
   check('dollars', '--budget-cost', false);
   check('minutes', '--budget-minutes', false);
-  if (out.dollars !== undefined && !hasPrice) throw new UsageError('--budget-cost needs --gpu-hour-price (the run has no price to count against it)');
+  if (out.dollars !== undefined && !hasPrice)
+    throw new UsageError('--budget-cost needs --gpu-hour-price (the run has no price to count against it)');
   return Object.keys(out).length > 0 ? out : null;
 }
 
@@ -61,9 +62,15 @@ export class BudgetMonitor {
     if (this.stopped || !canStop) return;
     const l = this.limits;
     let hit: { kind: BudgetKind; reason: string } | null = null;
-    if (l.outputTokens !== undefined && outputTokens >= l.outputTokens) hit = { kind: 'outputTokens', reason: `budget: ${outputTokens} output tokens reached the limit of ${l.outputTokens}` };
-    else if (l.dollars !== undefined && dollars !== null && dollars >= l.dollars) hit = { kind: 'dollars', reason: `budget: $${dollars.toFixed(4)} reached the limit of $${l.dollars}` };
-    else if (l.minutes !== undefined && minutes >= l.minutes) hit = { kind: 'minutes', reason: `budget: ${minutes.toFixed(2)} minutes reached the limit of ${l.minutes}` };
+    if (l.outputTokens !== undefined && outputTokens >= l.outputTokens)
+      hit = {
+        kind: 'outputTokens',
+        reason: `budget: ${outputTokens} output tokens reached the limit of ${l.outputTokens}`,
+      };
+    else if (l.dollars !== undefined && dollars !== null && dollars >= l.dollars)
+      hit = { kind: 'dollars', reason: `budget: $${dollars.toFixed(4)} reached the limit of $${l.dollars}` };
+    else if (l.minutes !== undefined && minutes >= l.minutes)
+      hit = { kind: 'minutes', reason: `budget: ${minutes.toFixed(2)} minutes reached the limit of ${l.minutes}` };
     if (hit) {
       this.stopped = hit;
       this.stop(hit.reason);
@@ -71,6 +78,11 @@ export class BudgetMonitor {
   }
 
   report(): BudgetReport {
-    return { limits: { ...this.limits }, used: { ...this.last }, stoppedBy: this.stopped?.kind ?? null, reason: this.stopped?.reason ?? null };
+    return {
+      limits: { ...this.limits },
+      used: { ...this.last },
+      stoppedBy: this.stopped?.kind ?? null,
+      reason: this.stopped?.reason ?? null,
+    };
   }
 }

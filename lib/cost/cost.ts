@@ -25,9 +25,16 @@ export interface CostReport {
   goodQueries: number;
 }
 
-const per = (dollars: number, n: number | null, scale: number): number | null => (n !== null && n > 0 ? (dollars / n) * scale : null);
+const per = (dollars: number, n: number | null, scale: number): number | null =>
+  n !== null && n > 0 ? (dollars / n) * scale : null;
 
-export function computeCost(prices: readonly EndpointPrice[], urls: readonly string[], billedSeconds: number, tokens: TokenAccounting, goodput: Goodput): CostReport {
+export function computeCost(
+  prices: readonly EndpointPrice[],
+  urls: readonly string[],
+  billedSeconds: number,
+  tokens: TokenAccounting,
+  goodput: Goodput,
+): CostReport {
   const hours = Math.max(0, billedSeconds) / 3600;
   const endpoints = prices.map((p, i) => ({ ...p, url: urls[i] ?? `#${i + 1}`, dollars: p.dollarsPerHour * hours }));
   const dollarsPerHour = prices.reduce((a, p) => a + p.dollarsPerHour, 0);

@@ -25,7 +25,12 @@ export interface Goodput {
 export function goodputTargets(settings: Record<string, unknown>): GoodputTargets {
   const num = (k: string): number => Number(settings[k] ?? 0);
   if (settings.useTokenLatencies === true && settings.scenario !== 'Offline') {
-    return { kind: 'token-latencies', ttftMs: num('ttftLatencyNs') / 1e6, tpotMs: num('tpotLatencyNs') / 1e6, latencyMs: null };
+    return {
+      kind: 'token-latencies',
+      ttftMs: num('ttftLatencyNs') / 1e6,
+      tpotMs: num('tpotLatencyNs') / 1e6,
+      latencyMs: null,
+    };
   }
   if (settings.scenario === 'Server' && num('serverTargetLatencyNs') > 0) {
     return { kind: 'latency', ttftMs: null, tpotMs: null, latencyMs: num('serverTargetLatencyNs') / 1e6 };

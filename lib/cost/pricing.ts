@@ -16,21 +16,34 @@ export interface EndpointPrice {
   dollarsPerHour: number;
 }
 
-function perEndpoint(name: string, v: number | readonly number[] | undefined, n: number, dflt: number, integer: boolean): number[] {
+function perEndpoint(
+  name: string,
+  v: number | readonly number[] | undefined,
+  n: number,
+  dflt: number,
+  integer: boolean,
+): number[] {
   const list = v === undefined ? [dflt] : typeof v === 'number' ? [v] : [...v];
   for (const x of list) {
     const ok = typeof x === 'number' && Number.isFinite(x) && (integer ? Number.isSafeInteger(x) && x >= 1 : x >= 0);
-    if (!ok) throw new UsageError(`${name} must be ${integer ? 'an integer >= 1' : 'a number >= 0'} (or a comma-separated list, one per endpoint), got ${String(x)}`);
+    if (!ok)
+      throw new UsageError(
+        `${name} must be ${integer ? 'an integer >= 1' : 'a number >= 0'} (or a comma-separated list, one per endpoint), got ${String(x)}`,
+      );
   }
   if (list.length === 1) return Array.from({ length: n }, () => list[0]);
-  if (list.length !== n) throw new UsageError(`${name} has ${list.length} values for ${n} endpoint${n === 1 ? '' : 's'}: give one value, or one per endpoint`);
+  if (list.length !== n)
+    throw new UsageError(
+      `${name} has ${list.length} values for ${n} endpoint${n === 1 ? '' : 's'}: give one value, or one per endpoint`,
+    );
   return list;
 }
 
 /** Prices per endpoint, or null when no price was given. */
 export function resolvePricing(p: PricingInput | undefined, endpoints: number): EndpointPrice[] | null {
   if (!p || p.gpuHourPrice === undefined) {
-    if (p?.gpusPerEndpoint !== undefined) perEndpoint('--gpus-per-endpoint', p.gpusPerEndpoint, Math.max(1, endpoints), 1, true);
+    if (p?.gpusPerEndpoint !== undefined)
+      perEndpoint('--gpus-per-endpoint', p.gpusPerEndpoint, Math.max(1, endpoints), 1, true);
     return null;
   }
   const n = Math.max(1, endpoints);
@@ -43,6 +56,7 @@ export function resolvePricing(p: PricingInput | undefined, endpoints: number): 
 export function parseNumberList(flag: string, text: string): number | number[] {
   const parts = text.split(',').map((s) => s.trim());
   const nums = parts.map((s) => (s === '' ? NaN : Number(s)));
-  if (nums.some((x) => !Number.isFinite(x))) throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a number or a comma-separated list of numbers`);
+  if (nums.some((x) => !Number.isFinite(x)))
+    throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a number or a comma-separated list of numbers`);
   return nums.length === 1 ? nums[0] : nums;
 }

@@ -36,7 +36,11 @@ export function promptTokensOf(ds: Dataset, index: number): number | null {
   }
 }
 
-export function accountTokens(timings: readonly SampleTiming[], urls: readonly string[], ds: Dataset | null): TokenAccounting {
+export function accountTokens(
+  timings: readonly SampleTiming[],
+  urls: readonly string[],
+  ds: Dataset | null,
+): TokenAccounting {
   const eps: EndpointTokens[] = urls.map((url) => ({ url, samples: 0, promptTokens: 0, outputTokens: 0 }));
   const per: TokenAccounting['perSample'] = { index: [], endpoint: [], promptTokens: [], outputTokens: [] };
   const cache = new Map<number, number | null>();
@@ -64,5 +68,12 @@ export function accountTokens(timings: readonly SampleTiming[], urls: readonly s
     per.promptTokens.push(p);
     per.outputTokens.push(t.tokens);
   }
-  return { samples, promptTokens: prompt, outputTokens: output, promptTokensSource: prompt === null ? 'unknown' : 'token-ids', endpoints: eps, perSample: per };
+  return {
+    samples,
+    promptTokens: prompt,
+    outputTokens: output,
+    promptTokensSource: prompt === null ? 'unknown' : 'token-ids',
+    endpoints: eps,
+    perSample: per,
+  };
 }

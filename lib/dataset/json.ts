@@ -50,7 +50,12 @@ async function lineAt(path: string, gzip: boolean, offset: number): Promise<numb
   return line;
 }
 
-async function* readJsonArray(path: string, gzip: boolean, limit: number, chunkSize?: number): AsyncGenerator<SourceRow> {
+async function* readJsonArray(
+  path: string,
+  gzip: boolean,
+  limit: number,
+  chunkSize?: number,
+): AsyncGenerator<SourceRow> {
   if (limit <= 0) return;
   const stream = openByteStream(path, gzip, chunkSize);
   let state = State.Start as State;
@@ -68,7 +73,11 @@ async function* readJsonArray(path: string, gzip: boolean, limit: number, chunkS
   const next = new Int32Array(256);
   const fail = async (message: string, offset: number, row?: number): Promise<never> => {
     const line = await lineAt(path, gzip, offset);
-    throw new DatasetError(`${path}: ${row !== undefined ? `row ${row}: ` : ''}${message.replace('%LINE%', String(line))}`, path, row);
+    throw new DatasetError(
+      `${path}: ${row !== undefined ? `row ${row}: ` : ''}${message.replace('%LINE%', String(line))}`,
+      path,
+      row,
+    );
   };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -124,7 +133,11 @@ async function* readJsonArray(path: string, gzip: boolean, limit: number, chunkS
             try {
               value = JSON.parse(bytes.toString('utf8'));
             } catch (e) {
-              await fail(`invalid JSON in the element starting on line %LINE%: ${(e as Error).message}`, elementOffset, index);
+              await fail(
+                `invalid JSON in the element starting on line %LINE%: ${(e as Error).message}`,
+                elementOffset,
+                index,
+              );
             }
             yield { value, at: index };
             index++;
@@ -156,7 +169,12 @@ async function* readJsonArray(path: string, gzip: boolean, limit: number, chunkS
           case State.After:
             if (c === COMMA) state = State.BeforeValue;
             else if (c === RBRACK) state = State.End;
-            else await fail(`expected ',' or ']' after the element, found ${charName(c)} on line %LINE%`, offset, index - 1);
+            else
+              await fail(
+                `expected ',' or ']' after the element, found ${charName(c)} on line %LINE%`,
+                offset,
+                index - 1,
+              );
             break;
           case State.End:
             await fail(`unexpected ${charName(c)} after the closing ']' on line %LINE%`, offset);

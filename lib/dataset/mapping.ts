@@ -82,7 +82,12 @@ function listColumns(columns: readonly string[]): string {
   return columns.length ? columns.map((c) => `'${c}'`).join(', ') : '(none)';
 }
 
-export function unknownColumnError(file: string, role: string, column: string, columns: readonly string[]): DatasetError {
+export function unknownColumnError(
+  file: string,
+  role: string,
+  column: string,
+  columns: readonly string[],
+): DatasetError {
   return new DatasetError(
     `${file}: mapping.${role} names column '${column}', which the dataset does not have; available columns: ${listColumns(columns)}`,
     file,
@@ -103,7 +108,9 @@ export function resolveMapping(input: ResolveInput): Resolution {
   }
   // Auto-detection of prompt roles stays off once the mapping or the preset names any.
   // (`null` only turns its own role off.)
-  const namesPrompt = PROMPT_ROLES.some((r) => typeof mapping[r] === 'string' || (preset[r] !== undefined && preset[r] !== null));
+  const namesPrompt = PROMPT_ROLES.some(
+    (r) => typeof mapping[r] === 'string' || (preset[r] !== undefined && preset[r] !== null),
+  );
 
   for (const role of ROLES) {
     const explicit = mapping[role];
@@ -198,7 +205,8 @@ export function toTokenIds(v: unknown): Int32Array | string {
     if (typeof x === 'number') {
       num = x;
     } else if (typeof x === 'bigint') {
-      if (x < 0n || x > BigInt(INT32_MAX)) return `token id at position ${i} is ${x}, expected a non-negative 32-bit integer`;
+      if (x < 0n || x > BigInt(INT32_MAX))
+        return `token id at position ${i} is ${x}, expected a non-negative 32-bit integer`;
       num = Number(x);
     } else {
       return `token id at position ${i} is ${describe(x)}, expected a non-negative integer`;
@@ -292,14 +300,22 @@ export function makeRowConverter(opts: ConverterOptions): (raw: unknown, pos: Ro
       let template = textTemplate.template;
       if (textTemplate.column !== undefined) {
         const t = row[textTemplate.column];
-        const fromKey = textTemplate.key !== undefined && t && typeof t === 'object' ? (t as Record<string, unknown>)[textTemplate.key] : t;
+        const fromKey =
+          textTemplate.key !== undefined && t && typeof t === 'object'
+            ? (t as Record<string, unknown>)[textTemplate.key]
+            : t;
         if (typeof fromKey !== 'string') {
-          fail('text', textTemplate.column, `expected a template string${textTemplate.key ? ` at key '${textTemplate.key}'` : ''}, got ${describe(fromKey)}`);
+          fail(
+            'text',
+            textTemplate.column,
+            `expected a template string${textTemplate.key ? ` at key '${textTemplate.key}'` : ''}, got ${describe(fromKey)}`,
+          );
         }
         template = fromKey as string;
       }
       const r = formatTemplate(template ?? '', row);
-      if (typeof r !== 'string') fail('text', textTemplate.column ?? 'template', `template placeholder {${r.missing}} has no value in this row`);
+      if (typeof r !== 'string')
+        fail('text', textTemplate.column ?? 'template', `template placeholder {${r.missing}} has no value in this row`);
       text = r as string;
     } else if (m.text !== undefined) {
       const v = row[m.text];
@@ -343,7 +359,13 @@ export function makeRowConverter(opts: ConverterOptions): (raw: unknown, pos: Ro
     } else if (m.system !== undefined || m.user !== undefined) {
       const content = user ?? out.text;
       if (content !== undefined) {
-        out.messages = system !== undefined ? [{ role: 'system', content: system }, { role: 'user', content }] : [{ role: 'user', content }];
+        out.messages =
+          system !== undefined
+            ? [
+                { role: 'system', content: system },
+                { role: 'user', content },
+              ]
+            : [{ role: 'user', content }];
       }
     }
 

@@ -131,13 +131,19 @@ export async function openDataset(path: string, options: OpenDatasetOptions = {}
   } catch (e) {
     if (e instanceof DatasetError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new DatasetError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read: ${(e as Error).message}`, path);
+    throw new DatasetError(
+      code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read: ${(e as Error).message}`,
+      path,
+    );
   }
 
   const detected = formatFromPath(path);
   const format = options.format ?? detected.format;
   if (!format) {
-    throw new DatasetError(`${path}: cannot tell the format from the file name; pass format 'json', 'jsonl' or 'parquet'`, path);
+    throw new DatasetError(
+      `${path}: cannot tell the format from the file name; pass format 'json', 'jsonl' or 'parquet'`,
+      path,
+    );
   }
   if (format !== 'json' && format !== 'jsonl' && format !== 'parquet') {
     throw new DatasetError(`${path}: unknown format '${String(format)}'; expected 'json', 'jsonl' or 'parquet'`, path);
@@ -145,7 +151,8 @@ export async function openDataset(path: string, options: OpenDatasetOptions = {}
   const notes: string[] = [];
   let source: RowSource;
   if (format === 'parquet') {
-    if (detected.gzip) throw new DatasetError(`${path}: gzipped Parquet is not supported (Parquet compresses its own pages)`, path);
+    if (detected.gzip)
+      throw new DatasetError(`${path}: gzipped Parquet is not supported (Parquet compresses its own pages)`, path);
     source = await parquetSource(path);
   } else if (format === 'jsonl') {
     source = jsonLinesSource(path, detected.gzip);
@@ -190,7 +197,11 @@ export async function openDataset(path: string, options: OpenDatasetOptions = {}
           if (!columns.includes(name)) throw unknownColumnError(path, 'textTemplate', name, columns);
         }
         notes.push('text prompts: built from the textTemplate option');
-      } else if (preset?.textTemplate?.column && explicit.text === undefined && columns.includes(preset.textTemplate.column)) {
+      } else if (
+        preset?.textTemplate?.column &&
+        explicit.text === undefined &&
+        columns.includes(preset.textTemplate.column)
+      ) {
         template = preset.textTemplate;
         const key = template.key !== undefined ? `.${template.key}` : '';
         notes.push(`text prompts: the per-row template ${template.column}${key}, filled from the row`);
@@ -198,7 +209,8 @@ export async function openDataset(path: string, options: OpenDatasetOptions = {}
         notes.push(`text prompts: column '${m.text}' as is (no '${preset.textTemplate.column}' template column)`);
       }
       if (template && explicit.text === undefined) delete m.text;
-      if (!PROMPT_ROLES.some((role) => m[role] !== undefined) && !template) throw noPromptError(path, columns, preset?.name);
+      if (!PROMPT_ROLES.some((role) => m[role] !== undefined) && !template)
+        throw noPromptError(path, columns, preset?.name);
 
       if (template?.column !== undefined && template.template === undefined) {
         select = undefined; // placeholders are only known per row: decode every column
@@ -221,7 +233,11 @@ export async function openDataset(path: string, options: OpenDatasetOptions = {}
       const pos = { unit: source.unit, at };
       if (!convert) {
         if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-          throw rowError(path, pos, `expected an object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
+          throw rowError(
+            path,
+            pos,
+            `expected an object, got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`,
+          );
         }
         resolve(Object.keys(value), false);
       }

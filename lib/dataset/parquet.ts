@@ -28,10 +28,13 @@ function fileBuffer(handle: FileHandle, size: number): AsyncBuffer {
 // Loaded on first use: only Parquet users pay for it, and a CommonJS build can
 // still reach these ESM-only packages through import().
 type Hyparquet = typeof import('hyparquet');
-type Compressors = (typeof import('hyparquet-compressors'))['compressors'];
+type Compressors = typeof import('hyparquet-compressors')['compressors'];
 let libs: Promise<{ hp: Hyparquet; compressors: Compressors }> | undefined;
 function loadLibs(): Promise<{ hp: Hyparquet; compressors: Compressors }> {
-  libs ??= Promise.all([import('hyparquet'), import('hyparquet-compressors')]).then(([hp, c]) => ({ hp, compressors: c.compressors }));
+  libs ??= Promise.all([import('hyparquet'), import('hyparquet-compressors')]).then(([hp, c]) => ({
+    hp,
+    compressors: c.compressors,
+  }));
   return libs;
 }
 
@@ -60,7 +63,11 @@ async function* readRows(
           compressors,
         });
       } catch (e) {
-        throw new DatasetError(`${path}: rows ${start}..${end - 1}: cannot decode Parquet data: ${(e as Error).message}`, path, start);
+        throw new DatasetError(
+          `${path}: rows ${start}..${end - 1}: cannot decode Parquet data: ${(e as Error).message}`,
+          path,
+          start,
+        );
       }
       for (let k = 0; k < rows.length; k++) {
         const value = rows[k];

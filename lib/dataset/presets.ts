@@ -176,14 +176,20 @@ export const DATASET_PRESETS: Readonly<Record<string, DatasetPreset>> = Object.f
 
 /** Canonical preset key: lower case, `.` → `_` (llama3.1-8b → llama3_1-8b), `-interactive` dropped. */
 export function presetKey(name: string): string {
-  return name.trim().toLowerCase().replace(/\./g, '_').replace(/-interactive$/, '');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/\./g, '_')
+    .replace(/-interactive$/, '');
 }
 
 /** The preset for a benchmark name (aliases: `llama3.1-8b`, `*-interactive`); DatasetError if unknown. */
 export function datasetPreset(name: string): DatasetPreset {
   const p = DATASET_PRESETS[presetKey(name)];
   if (!p) {
-    throw new DatasetError(`unknown dataset preset '${name}'; known presets: ${Object.keys(DATASET_PRESETS).join(', ')}`);
+    throw new DatasetError(
+      `unknown dataset preset '${name}'; known presets: ${Object.keys(DATASET_PRESETS).join(', ')}`,
+    );
   }
   return p;
 }

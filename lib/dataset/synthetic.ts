@@ -107,7 +107,8 @@ function drawLength(spec: LengthSpec, rng: Sfc32): number {
 /** A deterministic random token-id dataset. */
 export function syntheticDataset(options: SyntheticOptions): SyntheticDataset {
   const { size, inputLength, outputLength, vocabSize = 32000, seed = 1, name = 'synthetic' } = options;
-  if (!Number.isSafeInteger(size) || size < 1) throw new DatasetError(`synthetic dataset: size must be a positive integer, got ${size}`);
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new DatasetError(`synthetic dataset: size must be a positive integer, got ${size}`);
   if (!Number.isSafeInteger(vocabSize) || vocabSize < 1 || vocabSize > 0x80000000) {
     throw new DatasetError(`synthetic dataset: vocabSize must be an integer in 1..2^31, got ${vocabSize}`);
   }

@@ -61,7 +61,10 @@ export class Fleet {
     const planned = await planServers(specs);
     const names = new Set<string>();
     for (const p of planned) {
-      if (names.has(p.name)) throw new UsageError(`servers: two servers are named '${p.name}' once expanded (GPU groups add -0, -1, ...; nodes add -<host>)`);
+      if (names.has(p.name))
+        throw new UsageError(
+          `servers: two servers are named '${p.name}' once expanded (GPU groups add -0, -1, ...; nodes add -<host>)`,
+        );
       names.add(p.name);
     }
     const fleet = new Fleet(planned, [], log);
@@ -70,12 +73,20 @@ export class Fleet {
         const logPath = join(o.outdir, 'servers', `${server.name}.log`);
         if (!server.node && server.spec.port !== 'auto' && !(await portFree(server.spec.host, server.port))) {
           fleet.event(server.name, 'start-failed', `port ${server.port} is in use`);
-          throw new EndpointFailure(`server ${server.name}: port ${server.port} on ${server.spec.host} is already in use (a server from an earlier run still up?); stop it or choose another port`);
+          throw new EndpointFailure(
+            `server ${server.name}: port ${server.port} on ${server.spec.host} is already in use (a server from an earlier run still up?); stop it or choose another port`,
+          );
         }
         log(`server ${server.name}: ${server.commandLine}`);
         let proc: ServerProcess;
         try {
-          proc = await ServerProcess.start(server.name, server.spawnArgv, server.node ? {} : server.env, logPath, server.spec.stopGraceS * 1000);
+          proc = await ServerProcess.start(
+            server.name,
+            server.spawnArgv,
+            server.node ? {} : server.env,
+            logPath,
+            server.spec.stopGraceS * 1000,
+          );
         } catch (err) {
           if (err instanceof SpawnError) {
             fleet.event(server.name, 'start-failed', err.message);
@@ -85,7 +96,9 @@ export class Fleet {
         }
         fleet.launched.push({ server, proc });
         fleet.event(server.name, 'started', `pid ${proc.pid}, log ${logPath}`);
-        log(`server ${server.name}: pid ${proc.pid}, log ${logPath}, waiting for ${server.url}${server.spec.healthPath}`);
+        log(
+          `server ${server.name}: pid ${proc.pid}, log ${logPath}, waiting for ${server.url}${server.spec.healthPath}`,
+        );
       }
       try {
         const seconds = await waitHealthy(fleet.launched, {
@@ -113,11 +126,18 @@ export class Fleet {
           if (n === 0) return;
           const model = info.modelId ?? server.spec.engineArgs.servedModelName ?? server.spec.model ?? 'default';
           const w = await warmUp(server.url, model, n);
-          fleet.event(server.name, 'warmed-up', `${w.ok}/${w.sent} warm-up requests answered${w.error ? ` (${w.error})` : ''}`);
-          if (w.ok < w.sent) log(`warning: server ${server.name}: ${w.sent - w.ok} of ${w.sent} warm-up requests failed: ${w.error}`);
+          fleet.event(
+            server.name,
+            'warmed-up',
+            `${w.ok}/${w.sent} warm-up requests answered${w.error ? ` (${w.error})` : ''}`,
+          );
+          if (w.ok < w.sent)
+            log(`warning: server ${server.name}: ${w.sent - w.ok} of ${w.sent} warm-up requests failed: ${w.error}`);
         }),
       );
-      log(`servers ready: ${fleet.planned.map((p) => `${p.name} ${p.url}${fleet.info.get(p.name)?.version ? ` (version ${fleet.info.get(p.name)!.version})` : ''}`).join(', ')}`);
+      log(
+        `servers ready: ${fleet.planned.map((p) => `${p.name} ${p.url}${fleet.info.get(p.name)?.version ? ` (version ${fleet.info.get(p.name)!.version})` : ''}`).join(', ')}`,
+      );
       return fleet;
     } catch (err) {
       await fleet.stop();
@@ -135,7 +155,11 @@ export class Fleet {
 
   /** The adapter's endpoints, one per server, in start order. */
   endpoints(): EndpointConfig[] {
-    return this.planned.map((p) => ({ url: p.url, ...(p.spec.weight !== undefined ? { weight: p.spec.weight } : {}), ...(p.spec.maxInFlight !== undefined ? { maxInFlight: p.spec.maxInFlight } : {}) }));
+    return this.planned.map((p) => ({
+      url: p.url,
+      ...(p.spec.weight !== undefined ? { weight: p.spec.weight } : {}),
+      ...(p.spec.maxInFlight !== undefined ? { maxInFlight: p.spec.maxInFlight } : {}),
+    }));
   }
 
   /** Servers still running (not crashed). */
@@ -154,8 +178,16 @@ export class Fleet {
           const wasRunning = proc.running;
           const exit = await proc.stop();
           if (!wasRunning) return;
-          if (proc.killed) this.event(server.name, 'killed', `did not stop within ${server.spec.stopGraceS} s of SIGTERM: SIGKILL`, { exitCode: exit.code, signal: exit.signal });
-          else this.event(server.name, 'stopped', `stopped (${exit.signal ?? `code ${exit.code}`})`, { exitCode: exit.code, signal: exit.signal });
+          if (proc.killed)
+            this.event(server.name, 'killed', `did not stop within ${server.spec.stopGraceS} s of SIGTERM: SIGKILL`, {
+              exitCode: exit.code,
+              signal: exit.signal,
+            });
+          else
+            this.event(server.name, 'stopped', `stopped (${exit.signal ?? `code ${exit.code}`})`, {
+              exitCode: exit.code,
+              signal: exit.signal,
+            });
         }),
       );
       // The servers wrote their logs themselves: secrets they printed (their args, a token) are masked now.
@@ -189,10 +221,18 @@ export class Fleet {
         // SGLang's server args include api_key and the like: masked by key.
         serverInfo: info?.serverInfo ? redactDeep(info.serverInfo, { keys: true, pairs: true }) : null,
         maxModelLen: info?.maxModelLen ?? null,
-        loggedConfig: l ? redactDeep(configFromLog(l.proc.logPath), { pairs: true }) : { nonDefaultArgs: null, engineConfig: null },
+        loggedConfig: l
+          ? redactDeep(configFromLog(l.proc.logPath), { pairs: true })
+          : { nonDefaultArgs: null, engineConfig: null },
         log: l?.proc.logPath ?? join('servers', `${p.name}.log`),
         loadSeconds: this.loadSeconds.get(p.name) ?? null,
-        exit: exit ? { code: exit.code, signal: exit.signal, how: crashed ? 'crashed' : l!.proc.killed ? 'killed' : l!.proc.stopping ? 'stopped' : 'exited' } : null,
+        exit: exit
+          ? {
+              code: exit.code,
+              signal: exit.signal,
+              how: crashed ? 'crashed' : l!.proc.killed ? 'killed' : l!.proc.stopping ? 'stopped' : 'exited',
+            }
+          : null,
       };
     });
     return { servers, events: this.events.map((e) => redactDeep({ ...e }, { pairs: true })) };

@@ -10,7 +10,8 @@ export function parseGpuList(v: unknown): number[] {
     ids = Array.from({ length: v }, (_, i) => i);
   } else if (Array.isArray(v)) {
     ids = v.map((x) => {
-      if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) throw new Error(`GPU ids must be integers >= 0, got ${JSON.stringify(x)}`);
+      if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0)
+        throw new Error(`GPU ids must be integers >= 0, got ${JSON.stringify(x)}`);
       return x;
     });
   } else if (typeof v === 'string') {
@@ -42,9 +43,12 @@ export function perGpu(gpus: readonly number[]): number[][] {
 
 /** Consecutive groups of `size` GPUs, one server each; the GPU count must divide evenly. */
 export function tensorParallelGroups(gpus: readonly number[], size: number): number[][] {
-  if (!Number.isSafeInteger(size) || size < 1) throw new Error(`the tensor-parallel size must be an integer >= 1, got ${size}`);
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new Error(`the tensor-parallel size must be an integer >= 1, got ${size}`);
   if (gpus.length % size !== 0) {
-    throw new Error(`${gpus.length} GPU${gpus.length === 1 ? '' : 's'} (${gpus.join(',')}) cannot be split into tensor-parallel groups of ${size}`);
+    throw new Error(
+      `${gpus.length} GPU${gpus.length === 1 ? '' : 's'} (${gpus.join(',')}) cannot be split into tensor-parallel groups of ${size}`,
+    );
   }
   const out: number[][] = [];
   for (let i = 0; i < gpus.length; i += size) out.push(gpus.slice(i, i + size));

@@ -48,7 +48,10 @@ export async function healthy(url: string, path: string, timeoutMs = 5000): Prom
 }
 
 /** Resolves once every server answers its health route with 200; throws FleetStartError otherwise. */
-export async function waitHealthy(launched: readonly Launched[], o: HealthWaitOptions = {}): Promise<Map<string, number>> {
+export async function waitHealthy(
+  launched: readonly Launched[],
+  o: HealthWaitOptions = {},
+): Promise<Map<string, number>> {
   const loadSeconds = new Map<string, number>();
   const every = o.progressEveryMs ?? 10_000;
   let nextProgress = Date.now() + every;
@@ -61,7 +64,12 @@ export async function waitHealthy(launched: readonly Launched[], o: HealthWaitOp
         if (!proc.running) {
           const tail = logTail(proc.logPath);
           const how = proc.exit!.signal ? `was killed by ${proc.exit!.signal}` : `exited with code ${proc.exit!.code}`;
-          throw new FleetStartError(`server ${server.name} ${how} before becoming healthy\n${formatTail(proc.logPath, tail)}`, server.name, 'start-failed', tail);
+          throw new FleetStartError(
+            `server ${server.name} ${how} before becoming healthy\n${formatTail(proc.logPath, tail)}`,
+            server.name,
+            'start-failed',
+            tail,
+          );
         }
         if (await healthy(server.url, server.spec.healthPath)) {
           pending.delete(l);
@@ -87,7 +95,9 @@ export async function waitHealthy(launched: readonly Launched[], o: HealthWaitOp
       nextProgress = Date.now() + every;
       for (const { server, proc } of pending) {
         const last = logTail(proc.logPath, 1)[0] ?? '';
-        o.onProgress(`waiting for ${server.name}: ${Math.round((Date.now() - proc.startedAt) / 1000)} s of ${server.spec.startupTimeoutS} s${last ? ` | ${last.slice(0, 100)}` : ''}`);
+        o.onProgress(
+          `waiting for ${server.name}: ${Math.round((Date.now() - proc.startedAt) / 1000)} s of ${server.spec.startupTimeoutS} s${last ? ` | ${last.slice(0, 100)}` : ''}`,
+        );
       }
     }
     await sleep(pollMs);

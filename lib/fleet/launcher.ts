@@ -66,7 +66,11 @@ function hookExit(): void {
   // With no other listener, these signals would end Node without 'exit' (and leave the engines
   // running): exit properly instead. Commands that handle them (loadgen run's Ctrl-C, the test's
   // own SIGINT handler, loadgen serve) keep their behaviour.
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
     process.on(signal, () => {
       if (process.listenerCount(signal) === 1) process.exit(code);
     });
@@ -114,7 +118,13 @@ export class ServerProcess {
   }
 
   /** Spawns argv with env added, output to logPath; throws SpawnError when the program cannot be run. */
-  static async start(name: string, argv: readonly string[], env: Record<string, string>, logPath: string, graceMs: number): Promise<ServerProcess> {
+  static async start(
+    name: string,
+    argv: readonly string[],
+    env: Record<string, string>,
+    logPath: string,
+    graceMs: number,
+  ): Promise<ServerProcess> {
     hookExit();
     mkdirSync(dirname(logPath), { recursive: true });
     const fd = openSync(logPath, 'a');

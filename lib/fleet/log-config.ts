@@ -36,5 +36,8 @@ export function configFromLog(path: string): LoggedConfig {
     }
     return null;
   };
-  return { nonDefaultArgs: after(/non-default args:/), engineConfig: after(/Initializing a V\d+ LLM engine[^\n]*? with config:/) };
+  return {
+    nonDefaultArgs: after(/non-default args:/),
+    engineConfig: after(/Initializing a V\d+ LLM engine[^\n]*? with config:/),
+  };
 }

@@ -24,7 +24,14 @@ export function logTail(path: string, n = 20): string[] {
     let lines = buf.toString('utf8').split('\n');
     if (len < size) lines = lines.slice(1); // the first line is cut
     return lines
-      .map((l) => l.replace(ANSI, '').split('\r').filter((s) => s.trim() !== '').pop() ?? '')
+      .map(
+        (l) =>
+          l
+            .replace(ANSI, '')
+            .split('\r')
+            .filter((s) => s.trim() !== '')
+            .pop() ?? '',
+      )
       .filter((l) => l.trim() !== '' && !l.startsWith('# loadgen:'))
       .slice(-n);
   } finally {

@@ -44,11 +44,19 @@ export async function planServers(specs: readonly ServerSpec[]): Promise<Planned
   for (const spec of specs) {
     const groups = gpuGroups(spec);
     const nodes = spec.nodes ?? [null];
-    const ports = spec.port === 'auto' ? await freePorts(groups.length, spec.host === '0.0.0.0' ? '127.0.0.1' : spec.host) : groups.map((_, i) => (spec.port as number) + i);
-    if (ports.some((p) => p > 65535)) throw new UsageError(`servers '${spec.name}': ports from ${spec.port} for ${groups.length} servers go past 65535`);
+    const ports =
+      spec.port === 'auto'
+        ? await freePorts(groups.length, spec.host === '0.0.0.0' ? '127.0.0.1' : spec.host)
+        : groups.map((_, i) => (spec.port as number) + i);
+    if (ports.some((p) => p > 65535))
+      throw new UsageError(
+        `servers '${spec.name}': ports from ${spec.port} for ${groups.length} servers go past 65535`,
+      );
     for (const node of nodes) {
       groups.forEach((gpus, i) => {
-        const name = [spec.name, ...(nodes.length > 1 ? [node] : []), ...(groups.length > 1 ? [String(i)] : [])].join('-');
+        const name = [spec.name, ...(nodes.length > 1 ? [node] : []), ...(groups.length > 1 ? [String(i)] : [])].join(
+          '-',
+        );
         const port = ports[i];
         const target = { host: spec.host, port, gpus, name };
         const argv = renderCommand(spec, target);

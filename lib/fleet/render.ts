@@ -76,7 +76,8 @@ export function loadgenCliPath(): string {
   if (existsSync(beside)) return beside;
   let dir = dirname(self);
   for (;;) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'lib', 'fleet'))) return join(dir, 'dist', 'cli.js');
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'lib', 'fleet')))
+      return join(dir, 'dist', 'cli.js');
     const parent = dirname(dir);
     if (parent === dir) return join(dirname(self), 'cli.js');
     dir = parent;
@@ -198,8 +199,13 @@ export function shellScriptIndex(argv: readonly string[]): number {
 function renderCustom(spec: ServerSpec, t: RenderTarget): { argv: string[]; vars: Set<Placeholder> } {
   const vars = new Set<Placeholder>();
   const script = shellScriptIndex(spec.command!);
-  const argv = spec.command!.map((a, i) => (i === script ? substituteScript(a, t, spec.model, vars) : substitute(a, t, spec.model)));
-  return { argv: [...argv, ...genericFlags(spec.engineArgs), ...spec.extraArgs.map((a) => substitute(a, t, spec.model))], vars };
+  const argv = spec.command!.map((a, i) =>
+    i === script ? substituteScript(a, t, spec.model, vars) : substitute(a, t, spec.model),
+  );
+  return {
+    argv: [...argv, ...genericFlags(spec.engineArgs), ...spec.extraArgs.map((a) => substitute(a, t, spec.model))],
+    vars,
+  };
 }
 
 /** The argv that starts one server of this spec on its node. */
@@ -207,16 +213,43 @@ export function renderCommand(spec: ServerSpec, t: RenderTarget): string[] {
   const listen = ['--host', t.host, '--port', String(t.port)];
   switch (spec.backend) {
     case 'vllm':
-      return [spec.executable ?? 'vllm', 'serve', spec.model!, ...listen, ...flagsFor('vllm', spec.engineArgs), ...spec.extraArgs];
+      return [
+        spec.executable ?? 'vllm',
+        'serve',
+        spec.model!,
+        ...listen,
+        ...flagsFor('vllm', spec.engineArgs),
+        ...spec.extraArgs,
+      ];
     case 'sglang':
-      return [spec.executable ?? 'python3', '-m', 'sglang.launch_server', '--model-path', spec.model!, ...listen, ...flagsFor('sglang', spec.engineArgs), ...spec.extraArgs];
+      return [
+        spec.executable ?? 'python3',
+        '-m',
+        'sglang.launch_server',
+        '--model-path',
+        spec.model!,
+        ...listen,
+        ...flagsFor('sglang', spec.engineArgs),
+        ...spec.extraArgs,
+      ];
     case 'custom':
       return renderCustom(spec, t).argv;
     case 'simulator': {
       const flavor = spec.flavor ?? 'vllm';
       // `loadgen sim --model` in place of vLLM's positional MODEL and SGLang's --model-path.
       const model = ['--model', spec.model!];
-      return [process.execPath, loadgenCliPath(), 'sim', '--flavor', flavor, ...model, ...listen, ...flagsFor(flavor, spec.engineArgs), ...simulatorFlags(spec.simulator), ...spec.extraArgs];
+      return [
+        process.execPath,
+        loadgenCliPath(),
+        'sim',
+        '--flavor',
+        flavor,
+        ...model,
+        ...listen,
+        ...flagsFor(flavor, spec.engineArgs),
+        ...simulatorFlags(spec.simulator),
+        ...spec.extraArgs,
+      ];
     }
   }
 }
@@ -232,7 +265,8 @@ export function renderEnv(spec: ServerSpec, gpus: number[] | null, target?: Rend
   env.PYTHONUNBUFFERED = '1';
   const out = { ...env, ...spec.env };
   if (target && spec.backend === 'custom') {
-    for (const key of renderCustom(spec, target).vars) out[PLACEHOLDER_VARS[key]] = placeholderValue(key, target, spec.model);
+    for (const key of renderCustom(spec, target).vars)
+      out[PLACEHOLDER_VARS[key]] = placeholderValue(key, target, spec.model);
   }
   return out;
 }

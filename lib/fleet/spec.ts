@@ -51,12 +51,36 @@ const SIM_KINDS: Record<string, 'number' | 'int' | 'bool' | 'string'> = {
 };
 
 const SPEC_KEYS = [
-  'name', 'backend', 'model', 'command', 'executable', 'flavor', 'gpus', 'port', 'host', 'nodes', 'ssh', 'engineArgs',
-  'extraArgs', 'env', 'simulator', 'healthPath', 'startupTimeoutS', 'stopGraceS', 'warmupRequests', 'weight', 'maxInFlight',
+  'name',
+  'backend',
+  'model',
+  'command',
+  'executable',
+  'flavor',
+  'gpus',
+  'port',
+  'host',
+  'nodes',
+  'ssh',
+  'engineArgs',
+  'extraArgs',
+  'env',
+  'simulator',
+  'healthPath',
+  'startupTimeoutS',
+  'stopGraceS',
+  'warmupRequests',
+  'weight',
+  'maxInFlight',
 ] as const;
 const SSH_KEYS = ['user', 'port', 'identityFile', 'options', 'workdir'] as const;
 
-const DEFAULT_PORTS: Record<ServerBackend, number | 'auto'> = { vllm: 8000, sglang: 30000, custom: 'auto', simulator: 'auto' };
+const DEFAULT_PORTS: Record<ServerBackend, number | 'auto'> = {
+  vllm: 8000,
+  sglang: 30000,
+  custom: 'auto',
+  simulator: 'auto',
+};
 
 function camel(key: string): string {
   return key.replace(/[-_]([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -95,12 +119,17 @@ class Checker {
   }
 
   int(key: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) this.fail(key, `must be an integer >= ${min}${max < Number.MAX_SAFE_INTEGER ? ` and <= ${max}` : ''}, got ${shown(v)}`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max)
+      this.fail(
+        key,
+        `must be an integer >= ${min}${max < Number.MAX_SAFE_INTEGER ? ` and <= ${max}` : ''}, got ${shown(v)}`,
+      );
     return v;
   }
 
   number(key: string, v: unknown, min: number): number {
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) this.fail(key, `must be a number >= ${min}, got ${shown(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min)
+      this.fail(key, `must be a number >= ${min}, got ${shown(v)}`);
     return v;
   }
 
@@ -110,7 +139,8 @@ class Checker {
   }
 
   strings(key: string, v: unknown): string[] {
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' || typeof x === 'number')) this.fail(key, `must be a list of strings, got ${shown(v)}`);
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' || typeof x === 'number'))
+      this.fail(key, `must be a list of strings, got ${shown(v)}`);
     return (v as unknown[]).map(String);
   }
 }
@@ -124,7 +154,8 @@ function engineArgs(c: Checker, key: string, v: unknown): EngineArgs {
         out[k] = c.int(at, value, k === 'seed' ? 0 : 1);
         break;
       case 'fraction':
-        if (typeof value !== 'number' || !(value > 0 && value <= 1)) c.fail(at, `must be a number in (0, 1], got ${shown(value)}`);
+        if (typeof value !== 'number' || !(value > 0 && value <= 1))
+          c.fail(at, `must be a number in (0, 1], got ${shown(value)}`);
         out[k] = value;
         break;
       case 'string':
@@ -147,8 +178,7 @@ function sshOptions(c: Checker, key: string, v: unknown): SshOptions {
       out.user = c.string(at, value);
       const problem = sshNameProblem('user', out.user);
       if (problem) c.fail(at, problem);
-    }
-    else (out as Record<string, unknown>)[k] = c.string(at, value);
+    } else (out as Record<string, unknown>)[k] = c.string(at, value);
   }
   return out;
 }
@@ -157,7 +187,14 @@ function simulatorOptions(c: Checker, key: string, v: unknown): Record<string, s
   const out: Record<string, string | number | boolean> = {};
   for (const [k, at, value] of c.entries(key, v, Object.keys(SIM_KINDS))) {
     const kind = SIM_KINDS[k];
-    out[k] = kind === 'bool' ? c.bool(at, value) : kind === 'int' ? c.int(at, value, 1) : kind === 'string' ? c.string(at, value) : c.number(at, value, 0);
+    out[k] =
+      kind === 'bool'
+        ? c.bool(at, value)
+        : kind === 'int'
+          ? c.int(at, value, 1)
+          : kind === 'string'
+            ? c.string(at, value)
+            : c.number(at, value, 0);
   }
   return out;
 }
@@ -170,18 +207,22 @@ function registerSpecSecrets(spec: ServerSpec): void {
     const eq = w.indexOf('=');
     if (!w.startsWith('-')) return;
     if (eq > 0 && isSecretName(w.slice(0, eq))) registerSecret(w.slice(eq + 1));
-    else if (eq < 0 && isSecretName(w) && i + 1 < words.length && !words[i + 1]!.startsWith('-')) registerSecret(words[i + 1]);
+    else if (eq < 0 && isSecretName(w) && i + 1 < words.length && !words[i + 1]!.startsWith('-'))
+      registerSecret(words[i + 1]);
   });
 }
 
 function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
   const raw: Record<string, [string, unknown]> = {};
-  for (const [k, key, value] of c.entries(at, v, SPEC_KEYS)) if (value !== null && value !== undefined) raw[k] = [key, value];
-  const get = <T>(k: string, f: (key: string, value: unknown) => T): T | undefined => (raw[k] ? f(raw[k][0], raw[k][1]) : undefined);
+  for (const [k, key, value] of c.entries(at, v, SPEC_KEYS))
+    if (value !== null && value !== undefined) raw[k] = [key, value];
+  const get = <T>(k: string, f: (key: string, value: unknown) => T): T | undefined =>
+    raw[k] ? f(raw[k][0], raw[k][1]) : undefined;
 
   const name = get('name', (k, x) => {
     const s = c.string(k, x);
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(s)) c.fail(k, `must be letters, digits, '.', '_' or '-' (it names the log file), got ${JSON.stringify(s)}`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(s))
+      c.fail(k, `must be letters, digits, '.', '_' or '-' (it names the log file), got ${JSON.stringify(s)}`);
     return s;
   });
   if (name === undefined) c.fail(`${at}.name`, 'is required (it names the server and its log file)');
@@ -197,8 +238,10 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
     if (list.length === 0) c.fail(k, 'must not be empty');
     return list;
   });
-  if (backend === 'custom' && command === undefined) c.fail(`${at}.command`, 'is required for backend custom (a list, or a string run by /bin/sh -c)');
-  if (backend !== 'custom' && command !== undefined) c.fail(raw.command[0], `applies only to backend custom (${backend} builds its own command)`);
+  if (backend === 'custom' && command === undefined)
+    c.fail(`${at}.command`, 'is required for backend custom (a list, or a string run by /bin/sh -c)');
+  if (backend !== 'custom' && command !== undefined)
+    c.fail(raw.command[0], `applies only to backend custom (${backend} builds its own command)`);
   const flavor = get('flavor', (k, x) => {
     if (x !== 'vllm' && x !== 'sglang') c.fail(k, `must be vllm or sglang, got ${shown(x)}`);
     if (backend !== 'simulator') c.fail(k, 'applies only to backend simulator');
@@ -226,7 +269,11 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
     return list;
   });
   const port = get('port', (k, x) => (x === 'auto' ? 'auto' : c.int(k, x, 1, 65535))) ?? DEFAULT_PORTS[backend];
-  if (port === 'auto' && nodes) c.fail(raw.port?.[0] ?? `${at}.port`, 'must be a number for servers on ssh nodes (free ports are found only on this machine)');
+  if (port === 'auto' && nodes)
+    c.fail(
+      raw.port?.[0] ?? `${at}.port`,
+      'must be a number for servers on ssh nodes (free ports are found only on this machine)',
+    );
   const spec: ServerSpec = {
     name,
     backend,
@@ -234,17 +281,24 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
     host: get('host', (k, x) => c.string(k, x)) ?? (nodes ? '0.0.0.0' : '127.0.0.1'),
     engineArgs: get('engineArgs', (k, x) => engineArgs(c, k, x)) ?? {},
     extraArgs: get('extraArgs', (k, x) => c.strings(k, x)) ?? [],
-    env: get('env', (k, x) => Object.fromEntries(Object.entries(isMap(x) ? x : c.fail(k, `must be a map of NAME: value, got ${shown(x)}`)).map(([n, val]) => {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) c.fail(`${k}.${n}`, 'is not a valid environment variable name');
-      if (typeof val !== 'string' && typeof val !== 'number' && typeof val !== 'boolean') c.fail(`${k}.${n}`, `must be a string or a number, got ${shown(val)}`);
-      return [n, String(val)];
-    }))) ?? {},
+    env:
+      get('env', (k, x) =>
+        Object.fromEntries(
+          Object.entries(isMap(x) ? x : c.fail(k, `must be a map of NAME: value, got ${shown(x)}`)).map(([n, val]) => {
+            if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) c.fail(`${k}.${n}`, 'is not a valid environment variable name');
+            if (typeof val !== 'string' && typeof val !== 'number' && typeof val !== 'boolean')
+              c.fail(`${k}.${n}`, `must be a string or a number, got ${shown(val)}`);
+            return [n, String(val)];
+          }),
+        ),
+      ) ?? {},
     simulator: simulator ?? {},
-    healthPath: get('healthPath', (k, x) => {
-      const s = c.string(k, x);
-      if (!s.startsWith('/')) c.fail(k, `must start with '/', got ${JSON.stringify(s)}`);
-      return s;
-    }) ?? '/health',
+    healthPath:
+      get('healthPath', (k, x) => {
+        const s = c.string(k, x);
+        if (!s.startsWith('/')) c.fail(k, `must start with '/', got ${JSON.stringify(s)}`);
+        return s;
+      }) ?? '/health',
     // Large models take many minutes to load (weights, graph capture).
     startupTimeoutS: get('startupTimeoutS', (k, x) => c.number(k, x, 0.1)) ?? 1800,
     stopGraceS: get('stopGraceS', (k, x) => c.number(k, x, 0)) ?? 30,
@@ -262,7 +316,8 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
   }
   const executable = get('executable', (k, x) => c.string(k, x));
   if (executable !== undefined) {
-    if (backend !== 'vllm' && backend !== 'sglang') c.fail(raw.executable[0], 'applies only to backends vllm and sglang');
+    if (backend !== 'vllm' && backend !== 'sglang')
+      c.fail(raw.executable[0], 'applies only to backends vllm and sglang');
     spec.executable = executable;
   }
   const weight = get('weight', (k, x) => c.number(k, x, Number.MIN_VALUE));
@@ -288,7 +343,8 @@ export function parseServersSection(v: unknown, prefix = '', key = 'servers'): S
   const specs = (list as unknown[]).map((entry, i) => oneSpec(c, `${key}[${i}]`, entry));
   const seen = new Set<string>();
   specs.forEach((s, i) => {
-    if (seen.has(s.name)) c.fail(`${key}[${i}].name`, `repeats the name ${JSON.stringify(s.name)} (names must be unique)`);
+    if (seen.has(s.name))
+      c.fail(`${key}[${i}].name`, `repeats the name ${JSON.stringify(s.name)} (names must be unique)`);
     seen.add(s.name);
   });
   return specs;

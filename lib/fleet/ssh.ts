@@ -22,7 +22,9 @@ export function commandLine(argv: readonly string[], env: Record<string, string>
  * POSIX login shell (sh, bash, dash, zsh) on the node.
  */
 export function remoteLine(argv: readonly string[], env: Record<string, string>, workdir?: string): string {
-  const vars = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)} `).join('');
+  const vars = Object.entries(env)
+    .map(([k, v]) => `${k}=${shellQuote(v)} `)
+    .join('');
   const run = `${vars}exec ${commandLine(argv)}`;
   return workdir ? `cd ${shellQuote(workdir)} && ${run}` : run;
 }
@@ -31,13 +33,22 @@ export function remoteLine(argv: readonly string[], env: Record<string, string>,
 export function sshNameProblem(what: 'host' | 'user', v: string): string | null {
   if (v.startsWith('-')) return `must not start with '-' (ssh would read it as an option), got ${JSON.stringify(v)}`;
   const ok = what === 'host' ? /^[A-Za-z0-9_.:%[\]-]+$/ : /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
-  if (!ok.test(v)) return `must be a ${what === 'host' ? 'host name or address' : 'user name'} (letters, digits, ${what === 'host' ? "'.', '-', '_', ':'" : "'.', '-', '_'"}), got ${JSON.stringify(v)}`;
+  if (!ok.test(v))
+    return `must be a ${what === 'host' ? 'host name or address' : 'user name'} (letters, digits, ${what === 'host' ? "'.', '-', '_', ':'" : "'.', '-', '_'"}), got ${JSON.stringify(v)}`;
   return null;
 }
 
 /** The local argv that runs `argv` on `node` through ssh. */
-export function sshArgv(node: string, argv: readonly string[], env: Record<string, string>, o: SshOptions = {}): string[] {
-  for (const [what, v] of [['host', node], ['user', o.user]] as const) {
+export function sshArgv(
+  node: string,
+  argv: readonly string[],
+  env: Record<string, string>,
+  o: SshOptions = {},
+): string[] {
+  for (const [what, v] of [
+    ['host', node],
+    ['user', o.user],
+  ] as const) {
     const problem = v === undefined ? null : sshNameProblem(what, v);
     if (problem) throw new TypeError(`ssh ${what} ${problem}`);
   }

@@ -103,7 +103,16 @@ export interface PlannedServer {
   commandLine: string;
 }
 
-export type FleetEventKind = 'started' | 'healthy' | 'warmed-up' | 'exited' | 'crashed' | 'stopped' | 'killed' | 'start-failed' | 'unhealthy';
+export type FleetEventKind =
+  | 'started'
+  | 'healthy'
+  | 'warmed-up'
+  | 'exited'
+  | 'crashed'
+  | 'stopped'
+  | 'killed'
+  | 'start-failed'
+  | 'unhealthy';
 
 export interface FleetEvent {
   server: string;

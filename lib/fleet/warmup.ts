@@ -11,7 +11,12 @@ export interface WarmupResult {
 }
 
 /** Sends `requests` small completions (token-id prompt, 8 tokens out) one after another. */
-export async function warmUp(baseUrl: string, model: string, requests: number, timeoutMs = 120_000): Promise<WarmupResult> {
+export async function warmUp(
+  baseUrl: string,
+  model: string,
+  requests: number,
+  timeoutMs = 120_000,
+): Promise<WarmupResult> {
   let ok = 0;
   let error: string | null = null;
   for (let i = 0; i < requests; i++) {
@@ -20,7 +25,12 @@ export async function warmUp(baseUrl: string, model: string, requests: number, t
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         // Token ids: no tokenizer dependence; ids 1..16 exist in every vocabulary.
-        body: JSON.stringify({ model, prompt: Array.from({ length: 16 }, (_, k) => k + 1), max_tokens: 8, temperature: 0 }),
+        body: JSON.stringify({
+          model,
+          prompt: Array.from({ length: 16 }, (_, k) => k + 1),
+          max_tokens: 8,
+          temperature: 0,
+        }),
         signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await res.text();

@@ -8,7 +8,10 @@ import type { Launched } from './health.js';
 import type { FleetEvent } from './types.js';
 
 /** Watches every launched server until the returned function is called. */
-export function watchExits(launched: readonly Launched[], onEvent: (e: FleetEvent, report: string) => void): () => void {
+export function watchExits(
+  launched: readonly Launched[],
+  onEvent: (e: FleetEvent, report: string) => void,
+): () => void {
   let active = true;
   for (const { server, proc } of launched) {
     void proc.exited.then((exit) => {
@@ -16,7 +19,18 @@ export function watchExits(launched: readonly Launched[], onEvent: (e: FleetEven
       const tail = logTail(proc.logPath);
       const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
       const message = `server ${server.name} (${server.url}) ${how} during the run; the adapter moves its traffic to the other servers`;
-      onEvent({ server: server.name, kind: 'crashed', at: new Date().toISOString(), message, exitCode: exit.code, signal: exit.signal, logTail: tail }, `${message}\n${formatTail(proc.logPath, tail)}`);
+      onEvent(
+        {
+          server: server.name,
+          kind: 'crashed',
+          at: new Date().toISOString(),
+          message,
+          exitCode: exit.code,
+          signal: exit.signal,
+          logTail: tail,
+        },
+        `${message}\n${formatTail(proc.logPath, tail)}`,
+      );
     });
   }
   return () => {

@@ -52,10 +52,12 @@ export class MetricsScraper {
 
   /** One scrape of every endpoint, awaited (waits for a scrape already under way). */
   async scrapeAll(): Promise<void> {
-    await Promise.all(this.targets.map(async (_, i) => {
-      while (this.busy[i]) await new Promise((r) => setTimeout(r, 5));
-      await this.scrape(i);
-    }));
+    await Promise.all(
+      this.targets.map(async (_, i) => {
+        while (this.busy[i]) await new Promise((r) => setTimeout(r, 5));
+        await this.scrape(i);
+      }),
+    );
   }
 
   private async scrape(i: number): Promise<void> {

@@ -22,13 +22,31 @@ export interface MetricsPoint {
   ttftMeanMs: number | null;
 }
 
-const COUNTERS = ['promptTokens', 'generationTokens', 'prefixQueries', 'prefixHits', 'ttftSum', 'ttftCount', 'requests', 'preemptions'] as const;
+const COUNTERS = [
+  'promptTokens',
+  'generationTokens',
+  'prefixQueries',
+  'prefixHits',
+  'ttftSum',
+  'ttftCount',
+  'requests',
+  'preemptions',
+] as const;
 type CounterKey = (typeof COUNTERS)[number];
 
 export class MetricsSeries {
   readonly points: MetricsPoint[] = [];
   /** Increase of each counter since the first scrape. */
-  readonly totals: Record<CounterKey, number | null> = { promptTokens: null, generationTokens: null, prefixQueries: null, prefixHits: null, ttftSum: null, ttftCount: null, requests: null, preemptions: null };
+  readonly totals: Record<CounterKey, number | null> = {
+    promptTokens: null,
+    generationTokens: null,
+    prefixQueries: null,
+    prefixHits: null,
+    ttftSum: null,
+    ttftCount: null,
+    requests: null,
+    preemptions: null,
+  };
   /** TTFT bucket increases by upper bound. */
   readonly ttftBuckets = new Map<number, number>();
   first: ServerSnapshot | null = null;
@@ -111,6 +129,8 @@ export class MetricsSeries {
   /** Means of the gauges over the scrapes. */
   means(): { running: number | null; waiting: number | null; kvUsage: number | null } {
     const g = this.gaugeSums;
-    return g.n > 0 ? { running: g.running / g.n, waiting: g.waiting / g.n, kvUsage: g.kvUsage / g.n } : { running: null, waiting: null, kvUsage: null };
+    return g.n > 0
+      ? { running: g.running / g.n, waiting: g.waiting / g.n, kvUsage: g.kvUsage / g.n }
+      : { running: null, waiting: null, kvUsage: null };
   }
 }

@@ -88,8 +88,14 @@ export function snapshotOf(samples: readonly PromSample[]): ServerSnapshot {
     prefixQueries: pick(m, n.prefixQueries),
     prefixHits: pick(m, n.prefixHits),
     cacheHitRate: pick(m, n.cacheHitRate, true),
-    ttftSum: pick(m, n.ttft.map((b) => `${b}_sum`)),
-    ttftCount: pick(m, n.ttft.map((b) => `${b}_count`)),
+    ttftSum: pick(
+      m,
+      n.ttft.map((b) => `${b}_sum`),
+    ),
+    ttftCount: pick(
+      m,
+      n.ttft.map((b) => `${b}_count`),
+    ),
     ttftBuckets: buckets(m, n.ttft),
     requests: pick(m, n.requests),
     preemptions: pick(m, n.preemptions),

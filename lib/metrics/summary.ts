@@ -55,7 +55,11 @@ export function bucketQuantile(buckets: Array<[number, number]>, q: number): num
   return prevLe;
 }
 
-export function summarizeSeries(url: string, s: MetricsSeries, client: EndpointServerMetrics['client']): EndpointServerMetrics {
+export function summarizeSeries(
+  url: string,
+  s: MetricsSeries,
+  client: EndpointServerMetrics['client'],
+): EndpointServerMetrics {
   const t = s.totals;
   const flavor = s.last?.flavor ?? s.first?.flavor ?? null;
   let hit: number | null = null;
@@ -66,13 +70,17 @@ export function summarizeSeries(url: string, s: MetricsSeries, client: EndpointS
   }
   const buckets = [...s.ttftBuckets.entries()].sort((a, b) => a[0] - b[0]);
   const count = t.ttftCount ?? 0;
-  const ttft = t.ttftCount === null ? null : {
-    count,
-    mean: count > 0 && t.ttftSum !== null ? (t.ttftSum / count) * 1000 : null,
-    p50: count > 0 ? (bucketQuantile(buckets, 0.5) ?? NaN) * 1000 : null,
-    p99: count > 0 ? (bucketQuantile(buckets, 0.99) ?? NaN) * 1000 : null,
-  };
-  const ratio = (a: number | null, b: number | null | undefined): number | null => (a !== null && b !== null && b !== undefined && b > 0 ? a / b : null);
+  const ttft =
+    t.ttftCount === null
+      ? null
+      : {
+          count,
+          mean: count > 0 && t.ttftSum !== null ? (t.ttftSum / count) * 1000 : null,
+          p50: count > 0 ? (bucketQuantile(buckets, 0.5) ?? NaN) * 1000 : null,
+          p99: count > 0 ? (bucketQuantile(buckets, 0.99) ?? NaN) * 1000 : null,
+        };
+  const ratio = (a: number | null, b: number | null | undefined): number | null =>
+    a !== null && b !== null && b !== undefined && b > 0 ? a / b : null;
   return {
     url,
     flavor,

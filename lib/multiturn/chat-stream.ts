@@ -129,7 +129,9 @@ export async function streamChat(o: ChatRequestOptions): Promise<ChatRequestResu
     firstTokenNs: sink.firstNs,
     endNs: now(),
     text: sink.text,
-    toolCalls: sink.calls.filter(Boolean).map((c, i) => ({ id: c.id || `call_${i}`, name: c.name, arguments: c.arguments })),
+    toolCalls: sink.calls
+      .filter(Boolean)
+      .map((c, i) => ({ id: c.id || `call_${i}`, name: c.name, arguments: c.arguments })),
     finishReason: sink.finish,
     completionTokens: sink.completion,
     promptTokens: sink.prompt,

@@ -39,16 +39,23 @@ const SHAREGPT_ROLES: Record<string, 'system' | 'user' | 'assistant'> = {
 
 /** ShareGPT: {id?, conversations: [{from: human|gpt|system, value}]}. Each human message starts a turn. */
 export function fromShareGpt(raw: unknown, p: RecordPlace, index: number): Conversation {
-  if (!isObj(raw) || !Array.isArray(raw.conversations)) throw errorAt(p, undefined, "a ShareGPT record needs a 'conversations' list");
+  if (!isObj(raw) || !Array.isArray(raw.conversations))
+    throw errorAt(p, undefined, "a ShareGPT record needs a 'conversations' list");
   const conv: Conversation = { id: idOf(raw, index), turns: [], source: { ...p } };
   raw.conversations.forEach((m, i) => {
     if (!isObj(m) || typeof m.from !== 'string' || typeof m.value !== 'string') {
       throw errorAt(p, conv.turns.length || undefined, `conversations[${i}] must be {from, value} with string values`);
     }
     const role = SHAREGPT_ROLES[m.from.toLowerCase()];
-    if (!role) throw errorAt(p, conv.turns.length, `conversations[${i}].from '${m.from}' is not a known role (human, gpt, system)`);
+    if (!role)
+      throw errorAt(
+        p,
+        conv.turns.length,
+        `conversations[${i}].from '${m.from}' is not a known role (human, gpt, system)`,
+      );
     if (role === 'system') {
-      if (conv.turns.length > 0) throw errorAt(p, conv.turns.length, `conversations[${i}]: a system message after the first turn`);
+      if (conv.turns.length > 0)
+        throw errorAt(p, conv.turns.length, `conversations[${i}]: a system message after the first turn`);
       conv.system = conv.system === undefined ? m.value : `${conv.system}\n${m.value}`;
     } else if (role === 'user') {
       conv.turns.push({ user: m.value });
@@ -85,12 +92,17 @@ function parseArguments(v: unknown, p: RecordPlace, turn: number, where: string)
 export function fromOpenAiMessages(raw: unknown, p: RecordPlace, index: number): Conversation {
   const messages = Array.isArray(raw) ? raw : isObj(raw) ? raw.messages : undefined;
   if (!Array.isArray(messages)) throw errorAt(p, undefined, "an OpenAI chat record needs a 'messages' list");
-  const conv: Conversation = { id: isObj(raw) ? idOf(raw, index) : `conversation-${index}`, turns: [], source: { ...p } };
+  const conv: Conversation = {
+    id: isObj(raw) ? idOf(raw, index) : `conversation-${index}`,
+    turns: [],
+    source: { ...p },
+  };
   if (isObj(raw) && raw.tools !== undefined && raw.tools !== null) conv.tools = checkTools(raw.tools, p, undefined);
   const callNames = new Map<string, string>();
   messages.forEach((m, i) => {
     const k = conv.turns.length - 1;
-    if (!isObj(m) || typeof m.role !== 'string') throw errorAt(p, k >= 0 ? k : undefined, `messages[${i}] must be an object with a role`);
+    if (!isObj(m) || typeof m.role !== 'string')
+      throw errorAt(p, k >= 0 ? k : undefined, `messages[${i}] must be an object with a role`);
     const text = textOf(m.content);
     const turn: Turn | undefined = conv.turns[k];
     switch (m.role) {
@@ -100,7 +112,8 @@ export function fromOpenAiMessages(raw: unknown, p: RecordPlace, index: number):
         conv.system = conv.system === undefined ? (text ?? '') : `${conv.system}\n${text ?? ''}`;
         return;
       case 'user':
-        if (text === null || text.trim() === '') throw errorAt(p, k + 1, `messages[${i}]: a user message needs text content`);
+        if (text === null || text.trim() === '')
+          throw errorAt(p, k + 1, `messages[${i}]: a user message needs text content`);
         conv.turns.push({ user: text });
         return;
       case 'assistant': {
@@ -108,7 +121,8 @@ export function fromOpenAiMessages(raw: unknown, p: RecordPlace, index: number):
         if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
           const calls: ToolCallSpec[] = m.tool_calls.map((c, j) => {
             const fn = isObj(c) ? c.function : undefined;
-            if (!isObj(fn) || typeof fn.name !== 'string') throw errorAt(p, k, `messages[${i}].tool_calls[${j}] needs function.name`);
+            if (!isObj(fn) || typeof fn.name !== 'string')
+              throw errorAt(p, k, `messages[${i}].tool_calls[${j}] needs function.name`);
             if (isObj(c) && typeof c.id === 'string') callNames.set(c.id, fn.name);
             return { name: fn.name, arguments: parseArguments(fn.arguments, p, k, `messages[${i}].tool_calls[${j}]`) };
           });
@@ -120,8 +134,11 @@ export function fromOpenAiMessages(raw: unknown, p: RecordPlace, index: number):
       case 'tool':
       case 'function': {
         if (!turn) throw errorAt(p, undefined, `messages[${i}]: a tool answer before any user message`);
-        const name = (typeof m.tool_call_id === 'string' ? callNames.get(m.tool_call_id) : undefined) ?? (typeof m.name === 'string' ? m.name : undefined);
-        if (!name) throw errorAt(p, k, `messages[${i}]: cannot tell which tool this answers (no matching tool_call_id or name)`);
+        const name =
+          (typeof m.tool_call_id === 'string' ? callNames.get(m.tool_call_id) : undefined) ??
+          (typeof m.name === 'string' ? m.name : undefined);
+        if (!name)
+          throw errorAt(p, k, `messages[${i}]: cannot tell which tool this answers (no matching tool_call_id or name)`);
         let content: unknown = text ?? '';
         try {
           content = JSON.parse(text ?? '');
@@ -132,7 +149,11 @@ export function fromOpenAiMessages(raw: unknown, p: RecordPlace, index: number):
         return;
       }
       default:
-        throw errorAt(p, k >= 0 ? k : undefined, `messages[${i}].role '${m.role}' is not one of system, user, assistant, tool`);
+        throw errorAt(
+          p,
+          k >= 0 ? k : undefined,
+          `messages[${i}].role '${m.role}' is not one of system, user, assistant, tool`,
+        );
     }
   });
   if (conv.turns.length === 0) throw errorAt(p, undefined, 'the conversation has no user message');
@@ -156,7 +177,13 @@ export function toConversation(raw: unknown, p: RecordPlace, index: number, shap
   const s = shape ?? shapeOf(raw);
   if (s === 'native') return validateConversation(raw, p, index);
   // Converted records go through the same checks as native ones.
-  const conv = s === 'sharegpt' ? fromShareGpt(raw, p, index) : s === 'openai' ? fromOpenAiMessages(raw, p, index) : null;
-  if (!conv) throw errorAt(p, undefined, "not a conversation: expected 'turns' (native), 'conversations' (ShareGPT) or 'messages' (OpenAI chat)");
+  const conv =
+    s === 'sharegpt' ? fromShareGpt(raw, p, index) : s === 'openai' ? fromOpenAiMessages(raw, p, index) : null;
+  if (!conv)
+    throw errorAt(
+      p,
+      undefined,
+      "not a conversation: expected 'turns' (native), 'conversations' (ShareGPT) or 'messages' (OpenAI chat)",
+    );
   return validateConversation({ ...conv, turns: conv.turns }, p, index);
 }

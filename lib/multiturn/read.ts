@@ -71,7 +71,10 @@ export async function readConversations(path: string, options: ReadConversations
     const code = (err as NodeJS.ErrnoException).code;
     // A missing file shows only once the stream is read.
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
-      throw new ConversationError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'not readable'}`, path);
+      throw new ConversationError(
+        `${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : 'not readable'}`,
+        path,
+      );
     }
     throw err;
   } finally {

@@ -33,7 +33,11 @@ function toolExchange(calls: readonly ToolCallSpec[], conv: Conversation, k: num
     {
       role: 'assistant',
       content: null,
-      tool_calls: calls.map((c, j) => ({ id: ids[j]!, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+      tool_calls: calls.map((c, j) => ({
+        id: ids[j]!,
+        type: 'function',
+        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      })),
     },
   ];
   const seen = new Map<string, number>();
@@ -43,7 +47,11 @@ function toolExchange(calls: readonly ToolCallSpec[], conv: Conversation, k: num
     seen.set(c.name, n + 1);
     const r = mine[Math.min(n, mine.length - 1)];
     if (!r) return;
-    out.push({ role: 'tool', tool_call_id: ids[j]!, content: typeof r.content === 'string' ? r.content : JSON.stringify(r.content) });
+    out.push({
+      role: 'tool',
+      tool_call_id: ids[j]!,
+      content: typeof r.content === 'string' ? r.content : JSON.stringify(r.content),
+    });
   });
   return out;
 }
@@ -59,7 +67,11 @@ export function replayMessages(conv: Conversation, k: number): WireMessage[] {
     if (t.assistant !== undefined) msgs.push({ role: 'assistant', content: t.assistant });
     else if (!t.expectedToolCalls?.length) {
       // Without the recorded answer the history would be a guess.
-      throw errorAt(conv.source ?? { file: conv.id }, i, 'replay needs the recorded assistant answer of every turn before the last');
+      throw errorAt(
+        conv.source ?? { file: conv.id },
+        i,
+        'replay needs the recorded assistant answer of every turn before the last',
+      );
     }
   }
   msgs.push({ role: 'user', content: conv.turns[k]!.user });

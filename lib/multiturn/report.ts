@@ -37,9 +37,18 @@ function perTurn(requests: readonly TurnRequest[]): TurnFigures[] {
         turn,
         requests: list.length,
         failed: list.length - ok.length,
-        ttftMs: percentiles(ok.map((r) => r.ttftNs), 1e-6),
-        tpotMs: percentiles(ok.map((r) => r.tpotNs), 1e-6),
-        latencyMs: percentiles(ok.map((r) => r.latencyNs), 1e-6),
+        ttftMs: percentiles(
+          ok.map((r) => r.ttftNs),
+          1e-6,
+        ),
+        tpotMs: percentiles(
+          ok.map((r) => r.tpotNs),
+          1e-6,
+        ),
+        latencyMs: percentiles(
+          ok.map((r) => r.latencyNs),
+          1e-6,
+        ),
         promptTokensMean: prompts.length > 0 ? prompts.reduce((a, b) => a + b, 0) / prompts.length : null,
       };
     });
@@ -109,7 +118,13 @@ export function replayReport(ds: ReplayDataset, timings: readonly SampleTiming[]
       }
       sample++;
     });
-    const o: ConversationOutcome = { id: c.id, ok: failedTurn === undefined, turnsCompleted: done, turns: c.turns.length, latencyMs: null };
+    const o: ConversationOutcome = {
+      id: c.id,
+      ok: failedTurn === undefined,
+      turnsCompleted: done,
+      turns: c.turns.length,
+      latencyMs: null,
+    };
     if (failedTurn !== undefined) Object.assign(o, { failedTurn, error });
     return o;
   });

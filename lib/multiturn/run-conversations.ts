@@ -67,7 +67,8 @@ async function loadHandler(path: string): Promise<ToolHandler> {
     throw new UsageError(`--tool-handler ${path}: cannot load the module: ${(err as Error).message}`);
   }
   const fn = typeof mod.default === 'function' ? mod.default : mod.handler;
-  if (typeof fn !== 'function') throw new UsageError(`--tool-handler ${path}: the module must export a function (default export or 'handler')`);
+  if (typeof fn !== 'function')
+    throw new UsageError(`--tool-handler ${path}: the module must export a function (default export or 'handler')`);
   return fn as ToolHandler;
 }
 
@@ -77,9 +78,12 @@ function loadResults(path: string): Record<string, unknown> {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`--tool-results ${path}: ${code === 'ENOENT' ? 'no such file' : `not JSON: ${(err as Error).message}`}`);
+    throw new UsageError(
+      `--tool-results ${path}: ${code === 'ENOENT' ? 'no such file' : `not JSON: ${(err as Error).message}`}`,
+    );
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError(`--tool-results ${path}: expected a JSON object of tool name → result`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new UsageError(`--tool-results ${path}: expected a JSON object of tool name → result`);
   return data as Record<string, unknown>;
 }
 
@@ -112,15 +116,26 @@ export async function openConversations<O extends ConversationRunOptions>(
 ): Promise<OpenedConversations<O>> {
   const spec = options.conversations!;
   const mode = spec.mode ?? 'replay';
-  if (mode !== 'replay' && mode !== 'live') throw new UsageError(`--multiturn must be replay or live, got ${String(mode)}`);
-  if (options.dataset !== undefined) throw new UsageError('--conversations and --dataset/--synthetic exclude each other');
-  if (options.api !== undefined && options.api !== 'chat') throw new UsageError(`--conversations needs the chat API (got --api ${options.api})`);
+  if (mode !== 'replay' && mode !== 'live')
+    throw new UsageError(`--multiturn must be replay or live, got ${String(mode)}`);
+  if (options.dataset !== undefined)
+    throw new UsageError('--conversations and --dataset/--synthetic exclude each other');
+  if (options.api !== undefined && options.api !== 'chat')
+    throw new UsageError(`--conversations needs the chat API (got --api ${options.api})`);
   if (mode === 'replay') {
-    for (const [v, flag] of [[spec.maxConcurrent, '--max-concurrent-conversations'], [spec.toolResults, '--tool-results'], [spec.toolHandler, '--tool-handler']] as const) {
-      if (v !== undefined) throw new UsageError(`${flag} applies to --multiturn live (replay sends the recorded history and answers no tool calls)`);
+    for (const [v, flag] of [
+      [spec.maxConcurrent, '--max-concurrent-conversations'],
+      [spec.toolResults, '--tool-results'],
+      [spec.toolHandler, '--tool-handler'],
+    ] as const) {
+      if (v !== undefined)
+        throw new UsageError(
+          `${flag} applies to --multiturn live (replay sends the recorded history and answers no tool calls)`,
+        );
     }
   }
-  if (spec.toolResults !== undefined && spec.toolHandler !== undefined) throw new UsageError('--tool-results and --tool-handler exclude each other');
+  if (spec.toolResults !== undefined && spec.toolHandler !== undefined)
+    throw new UsageError('--tool-results and --tool-handler exclude each other');
   let conversations: Conversation[];
   try {
     conversations = await readConversations(spec.path);
@@ -129,7 +144,9 @@ export async function openConversations<O extends ConversationRunOptions>(
     throw err;
   }
   const turns = conversations.reduce((a, c) => a + c.turns.length, 0);
-  log(`conversations: ${spec.path}: ${conversations.length} conversations, ${turns} turns (${mode}: one sample ${mode === 'live' ? 'a conversation' : 'a turn'})`);
+  log(
+    `conversations: ${spec.path}: ${conversations.length} conversations, ${turns} turns (${mode}: one sample ${mode === 'live' ? 'a conversation' : 'a turn'})`,
+  );
 
   let replay: ReplayDataset | null = null;
   let dataset: Dataset;
@@ -145,7 +162,9 @@ export async function openConversations<O extends ConversationRunOptions>(
     dataset = liveDataset(conversations, spec.path);
     if (settings.useTokenLatencies && !userFields.has('tpotLatencyNs')) {
       settings.tpotLatencyNs = 3600e9;
-      log('note: live conversations: LoadGen\'s TPOT bound is off (a conversation\'s TPOT spans think times and later turns); per-turn TTFT/TPOT are in results.json multiturn');
+      log(
+        "note: live conversations: LoadGen's TPOT bound is off (a conversation's TPOT spans think times and later turns); per-turn TTFT/TPOT are in results.json multiturn",
+      );
     }
   }
   const sources: ToolAnswerSources = {};
@@ -155,7 +174,12 @@ export async function openConversations<O extends ConversationRunOptions>(
   return {
     mode,
     conversations,
-    options: { ...options, api: 'chat' as const, dataset, simulator: { prefixCache: true, ...(options.simulator ?? {}) } },
+    options: {
+      ...options,
+      api: 'chat' as const,
+      dataset,
+      simulator: { prefixCache: true, ...(options.simulator ?? {}) },
+    },
     liveSut: (endpoints, warnLog) =>
       createLiveSut({
         endpoints,

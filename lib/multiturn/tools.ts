@@ -55,7 +55,8 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
 /** BFCL "simple" AST match: same function name and equal arguments (string comparison ignores case and surrounding spaces, as BFCL's checker does). */
 export function astMatch(expected: ToolCallSpec, got: ParsedToolCall): boolean {
   if (got.args === null || expected.name !== got.name) return false;
-  const norm = (v: unknown): unknown => (typeof v === 'string' ? v.trim().toLowerCase() : Array.isArray(v) ? v.map(norm) : v);
+  const norm = (v: unknown): unknown =>
+    typeof v === 'string' ? v.trim().toLowerCase() : Array.isArray(v) ? v.map(norm) : v;
   const e = Object.fromEntries(Object.entries(expected.arguments).map(([k, v]) => [k, norm(v)]));
   const g = Object.fromEntries(Object.entries(got.args).map(([k, v]) => [k, norm(v)]));
   return valuesEqual(e, g);
@@ -115,7 +116,13 @@ export class ToolAnswerer {
   async answer(call: ParsedToolCall, conversationId: string, turn: number): Promise<string> {
     if (call.args === null) return JSON.stringify({ error: 'the arguments were not valid JSON' });
     if (this.sources.handler) {
-      const v = await this.sources.handler({ conversationId, turn, name: call.name, arguments: call.args, rawArguments: call.raw });
+      const v = await this.sources.handler({
+        conversationId,
+        turn,
+        name: call.name,
+        arguments: call.args,
+        rawArguments: call.raw,
+      });
       return typeof v === 'string' ? v : JSON.stringify(v ?? null);
     }
     const mine = this.recorded.filter((r) => r.name === call.name);

@@ -3,7 +3,14 @@
 // think_time_ms?, max_tokens?}]}) and turns it into a Conversation. Keys may
 // be snake_case or camelCase. Every error names the file, the line (or row)
 // and the turn, so a bad record in a large file is found at once.
-import { ConversationError, type Conversation, type ToolCallSpec, type ToolDefinition, type ToolResult, type Turn } from './types.js';
+import {
+  ConversationError,
+  type Conversation,
+  type ToolCallSpec,
+  type ToolDefinition,
+  type ToolResult,
+  type Turn,
+} from './types.js';
 
 /** Where a record came from: JSONL lines are 1-based, Parquet rows 0-based. */
 export interface RecordPlace {
@@ -44,7 +51,8 @@ export function checkTools(v: unknown, p: RecordPlace, turn: number | undefined)
     if (!isObj(fn) || typeof fn.name !== 'string' || fn.name === '') {
       throw errorAt(p, turn, `tools[${i}] must be {type: 'function', function: {name, parameters}}`);
     }
-    if (fn.parameters !== undefined && !isObj(fn.parameters)) throw errorAt(p, turn, `tools[${i}].parameters must be a JSON schema object`);
+    if (fn.parameters !== undefined && !isObj(fn.parameters))
+      throw errorAt(p, turn, `tools[${i}].parameters must be a JSON schema object`);
     const out: ToolDefinition = { type: 'function', function: { name: fn.name } };
     if (typeof fn.description === 'string') out.function.description = fn.description;
     if (fn.parameters !== undefined) out.function.parameters = fn.parameters as Obj;
@@ -62,7 +70,11 @@ function argumentsOf(v: unknown, p: RecordPlace, turn: number, where: string): O
     } catch {
       // reported below
     }
-    throw errorAt(p, turn, `${where}.arguments must be a JSON object (or its JSON text), got ${JSON.stringify(v).slice(0, 80)}`);
+    throw errorAt(
+      p,
+      turn,
+      `${where}.arguments must be a JSON object (or its JSON text), got ${JSON.stringify(v).slice(0, 80)}`,
+    );
   }
   if (!isObj(v)) throw errorAt(p, turn, `${where}.arguments must be an object`);
   return v;
@@ -73,7 +85,8 @@ function checkCalls(v: unknown, p: RecordPlace, turn: number): ToolCallSpec[] {
   return v.map((c, i) => {
     const where = `expected_tool_calls[${i}]`;
     const fn = isObj(c) && isObj(c.function) ? c.function : c;
-    if (!isObj(fn) || typeof fn.name !== 'string' || fn.name === '') throw errorAt(p, turn, `${where} needs a function name`);
+    if (!isObj(fn) || typeof fn.name !== 'string' || fn.name === '')
+      throw errorAt(p, turn, `${where} needs a function name`);
     return { name: fn.name, arguments: argumentsOf(fn.arguments, p, turn, where) };
   });
 }
@@ -81,17 +94,29 @@ function checkCalls(v: unknown, p: RecordPlace, turn: number): ToolCallSpec[] {
 function checkResults(v: unknown, p: RecordPlace, turn: number): ToolResult[] {
   if (!Array.isArray(v)) throw errorAt(p, turn, "'tool_results' must be a list of {name, content}");
   return v.map((r, i) => {
-    if (!isObj(r) || typeof r.name !== 'string' || r.name === '') throw errorAt(p, turn, `tool_results[${i}] needs a tool name`);
+    if (!isObj(r) || typeof r.name !== 'string' || r.name === '')
+      throw errorAt(p, turn, `tool_results[${i}] needs a tool name`);
     if (r.content === undefined) throw errorAt(p, turn, `tool_results[${i}] needs a content (what the tool returned)`);
     return { name: r.name, content: r.content };
   });
 }
 
-function optNumber(o: Obj, key: string, p: RecordPlace, turn: number, integer: boolean, min: number): number | undefined {
+function optNumber(
+  o: Obj,
+  key: string,
+  p: RecordPlace,
+  turn: number,
+  integer: boolean,
+  min: number,
+): number | undefined {
   const v = field(o, key);
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) {
-    throw errorAt(p, turn, `'${key}' must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(v)}`);
+    throw errorAt(
+      p,
+      turn,
+      `'${key}' must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(v)}`,
+    );
   }
   return v;
 }
@@ -123,10 +148,16 @@ function checkTurn(t: unknown, p: RecordPlace, k: number): Turn {
 export function validateConversation(raw: unknown, p: RecordPlace, index: number): Conversation {
   if (!isObj(raw)) throw errorAt(p, undefined, 'a conversation must be a JSON object');
   const id = raw.id ?? raw.conversation_id ?? raw.conversationId;
-  if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') throw errorAt(p, undefined, "'id' must be a string or a number");
+  if (id !== undefined && typeof id !== 'string' && typeof id !== 'number')
+    throw errorAt(p, undefined, "'id' must be a string or a number");
   const turns = raw.turns;
-  if (!Array.isArray(turns) || turns.length === 0) throw errorAt(p, undefined, "'turns' must be a non-empty list of turns");
-  const conv: Conversation = { id: id === undefined ? `conversation-${index}` : String(id), turns: turns.map((t, k) => checkTurn(t, p, k)), source: { ...p } };
+  if (!Array.isArray(turns) || turns.length === 0)
+    throw errorAt(p, undefined, "'turns' must be a non-empty list of turns");
+  const conv: Conversation = {
+    id: id === undefined ? `conversation-${index}` : String(id),
+    turns: turns.map((t, k) => checkTurn(t, p, k)),
+    source: { ...p },
+  };
   const system = field(raw, 'system') ?? field(raw, 'system_prompt');
   if (system !== undefined && system !== null) {
     if (typeof system !== 'string') throw errorAt(p, undefined, "'system' must be a string");
@@ -144,7 +175,11 @@ export function checkUniqueIds(conversations: readonly Conversation[]): void {
     if (before) {
       const p = c.source ?? { file: '<memory>' };
       const at = before.source?.line ?? before.source?.row;
-      throw errorAt(p, undefined, `conversation id '${c.id}' is used twice (first${at !== undefined ? ` at ${before.source?.line !== undefined ? 'line' : 'row'} ${at}` : ''})`);
+      throw errorAt(
+        p,
+        undefined,
+        `conversation id '${c.id}' is used twice (first${at !== undefined ? ` at ${before.source?.line !== undefined ? 'line' : 'row'} ${at}` : ''})`,
+      );
     }
     seen.set(c.id, c);
   }

@@ -102,7 +102,8 @@ function status(s: RunSummary): RunStatus {
   return s.valid ? 'VALID' : 'INVALID';
 }
 
-const ms = (ns: number | null | undefined) => (ns === null || ns === undefined || !Number.isFinite(ns) ? null : ns / 1e6);
+const ms = (ns: number | null | undefined) =>
+  ns === null || ns === undefined || !Number.isFinite(ns) ? null : ns / 1e6;
 
 function sum(values: Array<number | null>): { total: number | null; n: number } {
   const present = values.filter((v): v is number => v !== null && Number.isFinite(v));
@@ -114,8 +115,16 @@ type Metric = 'latency' | 'ttft' | 'tpot';
 /** A run's per-sample values for one metric, with their source, or null. */
 function perSample(input: AggregateInput, metric: Metric): { values: ArrayLike<number>; source: string } | null {
   const s = input.logs.summary;
-  if (metric === 'latency' && input.traceLatencyNs && input.traceLatencyNs.length > 0 && (s.samples === null || input.traceLatencyNs.length === s.samples)) {
-    return { values: input.traceLatencyNs, source: `${s.dir}: mlperf_log_trace.json (${input.traceLatencyNs.length} samples)` };
+  if (
+    metric === 'latency' &&
+    input.traceLatencyNs &&
+    input.traceLatencyNs.length > 0 &&
+    (s.samples === null || input.traceLatencyNs.length === s.samples)
+  ) {
+    return {
+      values: input.traceLatencyNs,
+      source: `${s.dir}: mlperf_log_trace.json (${input.traceLatencyNs.length} samples)`,
+    };
   }
   const samples = input.logs.results?.samples;
   if (!samples) return null;
@@ -168,7 +177,10 @@ function mergeMetric(inputs: AggregateInput[], metric: Metric): MergedLatency | 
   });
   const out: MergedLatency = {
     method: 'bounds',
-    sources: inputs.map((i, k) => `${i.logs.summary.dir}: ${stats[k] ? 'percentiles from the detail log (no per-sample values)' : 'no such figure'}`),
+    sources: inputs.map(
+      (i, k) =>
+        `${i.logs.summary.dir}: ${stats[k] ? 'percentiles from the detail log (no per-sample values)' : 'no such figure'}`,
+    ),
     count: allCounts ? total : null,
     min: Math.min(...present.map((x) => x.min)) / 1e6,
     max: Math.max(...present.map((x) => x.max)) / 1e6,
@@ -216,16 +228,25 @@ export function aggregateRuns(inputs: AggregateInput[], now: Date = new Date()):
   });
   const notes: string[] = [];
   const scenarios = [...new Set(runs.map((r) => r.scenario))];
-  if (scenarios.length > 1) notes.push(`the runs are of different scenarios (${scenarios.join(', ')}): sums mix different metrics`);
+  if (scenarios.length > 1)
+    notes.push(`the runs are of different scenarios (${scenarios.join(', ')}): sums mix different metrics`);
   const qps = sum(runs.map((r) => r.qps));
   const sps = sum(runs.map((r) => r.samplesPerSecond));
   const tps = sum(runs.map((r) => r.tokensPerSecond));
-  if (tps.n > 0 && tps.n < runs.length) notes.push(`tokens per second is summed over the ${tps.n} of ${runs.length} runs that report it`);
+  if (tps.n > 0 && tps.n < runs.length)
+    notes.push(`tokens per second is summed over the ${tps.n} of ${runs.length} runs that report it`);
   const queries = sum(runs.map((r) => r.queries));
   const samples = sum(runs.map((r) => r.samples));
-  const latency = { latency: mergeMetric(inputs, 'latency'), ttft: mergeMetric(inputs, 'ttft'), tpot: mergeMetric(inputs, 'tpot') };
+  const latency = {
+    latency: mergeMetric(inputs, 'latency'),
+    ttft: mergeMetric(inputs, 'ttft'),
+    tpot: mergeMetric(inputs, 'tpot'),
+  };
   for (const [name, m] of Object.entries(latency)) {
-    if (m?.method === 'bounds') notes.push(`${name} percentiles are bounds (max of the per-run percentiles; lowerBound holds the min): not every run has per-sample values`);
+    if (m?.method === 'bounds')
+      notes.push(
+        `${name} percentiles are bounds (max of the per-run percentiles; lowerBound holds the min): not every run has per-sample values`,
+      );
   }
   const bad = runs.filter((r) => r.status !== 'VALID');
   if (bad.length > 0) notes.push(`not valid: ${bad.map((r) => `${r.dir} (${r.status})`).join(', ')}`);
@@ -236,8 +257,19 @@ export function aggregateRuns(inputs: AggregateInput[], now: Date = new Date()):
     scenario: scenarios.length === 1 ? scenarios[0] : 'mixed',
     valid: runs.length > 0 && bad.length === 0,
     runs,
-    throughput: { qps: qps.total, qpsRuns: qps.n, samplesPerSecond: sps.total, samplesPerSecondRuns: sps.n, tokensPerSecond: tps.total, tokensPerSecondRuns: tps.n },
-    counts: { queries: queries.n === runs.length ? queries.total : null, samples: samples.n === runs.length ? samples.total : null, errors: runs.reduce((a, r) => a + r.errors, 0) },
+    throughput: {
+      qps: qps.total,
+      qpsRuns: qps.n,
+      samplesPerSecond: sps.total,
+      samplesPerSecondRuns: sps.n,
+      tokensPerSecond: tps.total,
+      tokensPerSecondRuns: tps.n,
+    },
+    counts: {
+      queries: queries.n === runs.length ? queries.total : null,
+      samples: samples.n === runs.length ? samples.total : null,
+      errors: runs.reduce((a, r) => a + r.errors, 0),
+    },
     latencyMs: latency,
     notes,
   };

@@ -60,7 +60,12 @@ function rawValue(json: string): string {
 function parseLine(line: string): Omit<MlLogEntry, 'line'> | null {
   if (!line.startsWith(PREFIX)) return null;
   const json = line.slice(PREFIX.length);
-  let obj: { key?: unknown; value?: unknown; time_ms?: unknown; metadata?: { is_error?: unknown; is_warning?: unknown } };
+  let obj: {
+    key?: unknown;
+    value?: unknown;
+    time_ms?: unknown;
+    metadata?: { is_error?: unknown; is_warning?: unknown };
+  };
   try {
     obj = JSON.parse(json) as typeof obj;
   } catch {
@@ -96,7 +101,9 @@ export function parseDetailText(text: string, path: string): DetailLog {
       truncated = true;
       continue;
     }
-    throw new LogReadError(`${path}:${i + 1}: malformed detail log line (expected ':::MLLOG {json}'): ${raw.slice(0, 80)}`);
+    throw new LogReadError(
+      `${path}:${i + 1}: malformed detail log line (expected ':::MLLOG {json}'): ${raw.slice(0, 80)}`,
+    );
   }
   return { path, entries, truncated };
 }
@@ -146,7 +153,16 @@ export function parseSummaryText(text: string, path: string): SummaryLog {
     }
   }
   const join = (xs: string[]) => xs.map((x) => ` * ${x}`).join('\n');
-  return { path, text, fields, result, recommendations, earlyStopping: { text: join(es.text), ttftText: join(es.ttftText), tpotText: join(es.tpotText) }, warnings, errors };
+  return {
+    path,
+    text,
+    fields,
+    result,
+    recommendations,
+    earlyStopping: { text: join(es.text), ttftText: join(es.ttftText), tpotText: join(es.tpotText) },
+    warnings,
+    errors,
+  };
 }
 
 /** The normalized view of one run that `loadgen report` prints and `--aggregate` merges. */
@@ -161,7 +177,12 @@ export interface RunSummary {
   mode: string | null;
   /** null: no performance result (AccuracyOnly, or the run stopped before its results). */
   valid: boolean | null;
-  criteria: { perfConstraintsMet: boolean | null; minDurationMet: boolean | null; minQueriesMet: boolean | null; earlyStoppingMet: boolean | null } | null;
+  criteria: {
+    perfConstraintsMet: boolean | null;
+    minDurationMet: boolean | null;
+    minQueriesMet: boolean | null;
+    earlyStoppingMet: boolean | null;
+  } | null;
   invalidReasons: string[];
   earlyStopping: { text: string; ttftText: string; tpotText: string };
   metric: { name: string; value: number; unit: string } | null;
@@ -176,7 +197,13 @@ export interface RunSummary {
   tpot: LatencyStats | null;
   queries: number | null;
   samples: number | null;
-  effective: { targetQps: number | null; samplesPerQuery: number | null; minDurationMs: number | null; minQueryCount: number | null; targetLatencyNs: number | null };
+  effective: {
+    targetQps: number | null;
+    samplesPerQuery: number | null;
+    minDurationMs: number | null;
+    minQueryCount: number | null;
+    targetLatencyNs: number | null;
+  };
   errors: number;
   warnings: number;
   errorMessages: string[];
@@ -197,7 +224,13 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 const bool = (v: unknown): boolean | null => (typeof v === 'boolean' ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-function latencyFrom(get: (k: string) => unknown, min: string, max: string, mean: string, pct: (p: string) => string): LatencyStats | null {
+function latencyFrom(
+  get: (k: string) => unknown,
+  min: string,
+  max: string,
+  mean: string,
+  pct: (p: string) => string,
+): LatencyStats | null {
   const v = {
     min: num(get(min)),
     max: num(get(max)),
@@ -211,7 +244,17 @@ function latencyFrom(get: (k: string) => unknown, min: string, max: string, mean
   };
   if (v.max === null && v.p50 === null) return null;
   const n = (x: number | null) => x ?? NaN;
-  return { min: n(v.min), max: n(v.max), mean: n(v.mean), p50: n(v.p50), p90: n(v.p90), p95: n(v.p95), p97: n(v.p97), p99: n(v.p99), p999: n(v.p999) };
+  return {
+    min: n(v.min),
+    max: n(v.max),
+    mean: n(v.mean),
+    p50: n(v.p50),
+    p90: n(v.p90),
+    p95: n(v.p95),
+    p97: n(v.p97),
+    p99: n(v.p99),
+    p999: n(v.p999),
+  };
 }
 
 /** A summary figure ("1033.26", "2.33314e+06"). */
@@ -222,7 +265,12 @@ function fieldNum(s: SummaryLog | null, label: string): number | null {
   return Number.isFinite(x) ? x : null;
 }
 
-function summarize(dir: string, detail: DetailLog | null, s: SummaryLog | null, files: RunSummary['files']): RunSummary {
+function summarize(
+  dir: string,
+  detail: DetailLog | null,
+  s: SummaryLog | null,
+  files: RunSummary['files'],
+): RunSummary {
   const map = new Map<string, unknown>();
   const errorMessages: string[] = [];
   let errorLines = 0;
@@ -231,18 +279,29 @@ function summarize(dir: string, detail: DetailLog | null, s: SummaryLog | null, 
     if (!map.has(e.key)) map.set(e.key, e.value);
     if (e.isError) {
       errorLines++;
-      if (errorMessages.length < 50) errorMessages.push(`${e.key}: ${typeof e.value === 'string' ? e.value : JSON.stringify(e.value)}`);
+      if (errorMessages.length < 50)
+        errorMessages.push(`${e.key}: ${typeof e.value === 'string' ? e.value : JSON.stringify(e.value)}`);
     }
     if (e.isWarning) warningLines++;
   }
   const get = (k: string) => map.get(k);
   const version = str(get('loadgen_version'));
   // Our engine writes "6.0.17 @ x-loadgen-<version>"; the official one "6.0.17 @ <git rev or NA>".
-  const origin: RunSummary['origin'] = version === null ? 'unknown' : /x-loadgen/i.test(version) || files.results ? 'ours' : 'official';
+  const origin: RunSummary['origin'] =
+    version === null ? 'unknown' : /x-loadgen/i.test(version) || files.results ? 'ours' : 'official';
   const scenario = str(get('effective_scenario')) ?? s?.fields.Scenario ?? null;
   const mode = str(get('effective_test_mode')) ?? s?.fields.Mode ?? null;
   const validity = str(get('result_validity'));
-  const valid = validity === 'VALID' ? true : validity === 'INVALID' ? false : s?.result === 'VALID' ? true : s?.result === 'INVALID' ? false : null;
+  const valid =
+    validity === 'VALID'
+      ? true
+      : validity === 'INVALID'
+        ? false
+        : s?.result === 'VALID'
+          ? true
+          : s?.result === 'INVALID'
+            ? false
+            : null;
   const yes = (label: string) => (s?.fields[label] === undefined ? null : s.fields[label] === 'Yes');
   const criteria =
     valid === null
@@ -255,18 +314,52 @@ function summarize(dir: string, detail: DetailLog | null, s: SummaryLog | null, 
         };
   const reasonText = str(get('result_invalid_reason'));
   const invalidReasons =
-    s && s.recommendations.length > 0 ? s.recommendations : reasonText ? reasonText.split(/(?<=\.)\s+(?=[A-Z])/).map((x) => x.trim()).filter(Boolean) : [];
+    s && s.recommendations.length > 0
+      ? s.recommendations
+      : reasonText
+        ? reasonText
+            .split(/(?<=\.)\s+(?=[A-Z])/)
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : [];
   const esText = (k: string, fallback: string | undefined) => {
     const v = str(get(k));
     if (v === null || v === '') return fallback ?? '';
     // The detail log joins the summary's lines with two spaces: one line per " * " bullet again.
-    const bullets = v.split(/(?:^|\s)\*\s+/).map((b) => b.replace(/\s+/g, ' ').trim()).filter(Boolean);
+    const bullets = v
+      .split(/(?:^|\s)\*\s+/)
+      .map((b) => b.replace(/\s+/g, ' ').trim())
+      .filter(Boolean);
     return bullets.map((b) => ` * ${b}`).join('\n');
   };
-  const latency = latencyFrom(get, 'result_min_latency_ns', 'result_max_latency_ns', 'result_mean_latency_ns', (p) => `result_${p}_percentile_latency_ns`);
-  const queryLatency = latencyFrom(get, 'result_min_query_latency_ns', 'result_max_query_latency_ns', 'result_mean_query_latency_ns', (p) => `result_${p}_percentile_per_query_latency_ns`);
-  const ttft = latencyFrom(get, 'result_first_token_min_latency_ns', 'result_first_token_max_latency_ns', 'result_first_token_mean_latency_ns', (p) => `result_first_token_${p}_percentile_latency_ns`);
-  const tpot = latencyFrom(get, 'result_time_to_output_token_min', 'result_time_to_output_token_max', 'result_time_to_output_token_mean', (p) => `result_time_per_output_token_${p}_percentile_ns`);
+  const latency = latencyFrom(
+    get,
+    'result_min_latency_ns',
+    'result_max_latency_ns',
+    'result_mean_latency_ns',
+    (p) => `result_${p}_percentile_latency_ns`,
+  );
+  const queryLatency = latencyFrom(
+    get,
+    'result_min_query_latency_ns',
+    'result_max_query_latency_ns',
+    'result_mean_query_latency_ns',
+    (p) => `result_${p}_percentile_per_query_latency_ns`,
+  );
+  const ttft = latencyFrom(
+    get,
+    'result_first_token_min_latency_ns',
+    'result_first_token_max_latency_ns',
+    'result_first_token_mean_latency_ns',
+    (p) => `result_first_token_${p}_percentile_latency_ns`,
+  );
+  const tpot = latencyFrom(
+    get,
+    'result_time_to_output_token_min',
+    'result_time_to_output_token_max',
+    'result_time_to_output_token_mean',
+    (p) => `result_time_per_output_token_${p}_percentile_ns`,
+  );
   const completed = num(get('result_completed_samples_per_sec')) ?? fieldNum(s, 'Completed samples per second');
   const scheduled = num(get('result_scheduled_samples_per_sec')) ?? fieldNum(s, 'Scheduled samples per second');
   const offline = num(get('result_samples_per_second')) ?? fieldNum(s, 'Samples per second');
@@ -295,13 +388,16 @@ function summarize(dir: string, detail: DetailLog | null, s: SummaryLog | null, 
       const pctl = num(get('effective_target_latency_percentile')) ?? (scenario === 'SingleStream' ? 0.9 : 0.99);
       const src = scenario === 'MultiStream' ? queryLatency : latency;
       const key = Math.abs(pctl - 0.99) < 1e-9 ? 'p99' : Math.abs(pctl - 0.9) < 1e-9 ? 'p90' : null;
-      const label = Object.keys(s?.fields ?? {}).find((k) => /th percentile latency \(ns\)$/.test(k) && !/first token/.test(k));
+      const label = Object.keys(s?.fields ?? {}).find(
+        (k) => /th percentile latency \(ns\)$/.test(k) && !/first token/.test(k),
+      );
       const value = label ? fieldNum(s, label) : src && key ? src[key] : null;
       if (value !== null) metric = { name: 'latency at target percentile', value, unit: 'ns' };
     }
   }
   const numErrors = num(get('num_errors'));
-  const noResults = (mode === 'PerformanceOnly' || mode === 'SubmissionRun' || mode === 'FindPeakPerformance') && valid === null;
+  const noResults =
+    (mode === 'PerformanceOnly' || mode === 'SubmissionRun' || mode === 'FindPeakPerformance') && valid === null;
   return {
     dir,
     origin,
@@ -364,15 +460,22 @@ function readResultsJson(path: string): ResultsJson {
     throw new LogReadError(`${path}: not valid JSON: ${(err as Error).message}`);
   }
   const o = obj as Partial<ResultsJson>;
-  if (typeof o !== 'object' || o === null || o.schema !== RESULTS_SCHEMA) throw new LogReadError(`${path}: not a ${RESULTS_SCHEMA} file`);
-  if (o.schemaVersion !== 1) throw new LogReadError(`${path}: schemaVersion ${String(o.schemaVersion)} is not supported (this tool reads 1)`);
+  if (typeof o !== 'object' || o === null || o.schema !== RESULTS_SCHEMA)
+    throw new LogReadError(`${path}: not a ${RESULTS_SCHEMA} file`);
+  if (o.schemaVersion !== 1)
+    throw new LogReadError(`${path}: schemaVersion ${String(o.schemaVersion)} is not supported (this tool reads 1)`);
   return o as ResultsJson;
 }
 
 /** The log files of a run directory (prefix mlperf_log_, no suffix: the defaults of both LoadGens). */
 export function runFiles(dir: string): RunSummary['files'] {
   const at = (name: string) => (existsSync(join(dir, name)) ? join(dir, name) : null);
-  return { detail: at('mlperf_log_detail.txt'), summary: at('mlperf_log_summary.txt'), results: at('results.json'), trace: at('mlperf_log_trace.json') };
+  return {
+    detail: at('mlperf_log_detail.txt'),
+    summary: at('mlperf_log_summary.txt'),
+    results: at('results.json'),
+    trace: at('mlperf_log_trace.json'),
+  };
 }
 
 /** Reads a run directory. Throws LogReadError for a missing directory, no logs, or a malformed log. */
@@ -385,9 +488,11 @@ export function readRunLogs(dir: string): RunLogs {
   }
   if (!st.isDirectory()) throw new LogReadError(`${dir}: not a directory`);
   const files = runFiles(dir);
-  if (!files.detail && !files.summary) throw new LogReadError(`${dir}: no MLPerf logs (mlperf_log_detail.txt or mlperf_log_summary.txt)`);
+  if (!files.detail && !files.summary)
+    throw new LogReadError(`${dir}: no MLPerf logs (mlperf_log_detail.txt or mlperf_log_summary.txt)`);
   const detail = files.detail ? parseDetailText(readText(files.detail), files.detail) : null;
-  if (detail && detail.entries.length === 0 && !files.summary) throw new LogReadError(`${files.detail}: no MLLOG lines`);
+  if (detail && detail.entries.length === 0 && !files.summary)
+    throw new LogReadError(`${files.detail}: no MLLOG lines`);
   const summaryLog = files.summary ? parseSummaryText(readText(files.summary), files.summary) : null;
   const results = files.results ? readResultsJson(files.results) : null;
   return { summary: summarize(dir, detail, summaryLog, files), detail, summaryLog, results };

@@ -18,6 +18,8 @@ const KEYS = ['tokens', 'goodput', 'cost', 'budget', 'serverMetrics', 'resume'] 
 export function costSections(record: RunRecord): CostSections {
   const out: CostSections = {};
   // Plain-data copies: the record may be reused by the caller.
-  for (const k of KEYS) if (record[k] !== undefined) (out as Record<string, unknown>)[k] = record[k] === null ? null : structuredClone(record[k]);
+  for (const k of KEYS)
+    if (record[k] !== undefined)
+      (out as Record<string, unknown>)[k] = record[k] === null ? null : structuredClone(record[k]);
   return out;
 }

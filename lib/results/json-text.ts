@@ -93,4 +93,3 @@ export function toJsonText(value: unknown, step = '  '): string {
   out.push('\n');
   return out.join('');
 }
-

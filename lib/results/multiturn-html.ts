@@ -10,23 +10,60 @@ const p50p99 = (p: Percentiles | null | undefined): [string, string] => [fmtMs(p
 export function multiturnSection(m: MultiturnReport): string {
   const what =
     m.mode === 'live'
-      ? 'Live: one sample is a conversation, its history built from the model\'s answers; latency runs from LoadGen\'s issue to the last token of the last turn.'
+      ? "Live: one sample is a conversation, its history built from the model's answers; latency runs from LoadGen's issue to the last token of the last turn."
       : 'Replay: one sample is a turn whose prompt carries the recorded history.';
   const counts = table(
     ['', 'total', 'completed', 'failed'],
     [
-      ['conversations', fmtInt(m.conversations.total), fmtInt(m.conversations.completed), fmtInt(m.conversations.failed)],
+      [
+        'conversations',
+        fmtInt(m.conversations.total),
+        fmtInt(m.conversations.completed),
+        fmtInt(m.conversations.failed),
+      ],
       ['turns', fmtInt(m.turns.total), fmtInt(m.turns.completed), fmtInt(m.turns.failed)],
     ],
   );
   const perTurn = table(
-    ['turn', 'requests', 'failed', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'latency p50', 'latency p99', 'prompt tokens (mean)'],
-    m.perTurn.map((t) => [String(t.turn + 1), fmtInt(t.requests), fmtInt(t.failed), ...p50p99(t.ttftMs), ...p50p99(t.tpotMs), ...p50p99(t.latencyMs), fmtNum(t.promptTokensMean)]),
+    [
+      'turn',
+      'requests',
+      'failed',
+      'TTFT p50',
+      'TTFT p99',
+      'TPOT p50',
+      'TPOT p99',
+      'latency p50',
+      'latency p99',
+      'prompt tokens (mean)',
+    ],
+    m.perTurn.map((t) => [
+      String(t.turn + 1),
+      fmtInt(t.requests),
+      fmtInt(t.failed),
+      ...p50p99(t.ttftMs),
+      ...p50p99(t.tpotMs),
+      ...p50p99(t.latencyMs),
+      fmtNum(t.promptTokensMean),
+    ]),
   );
   let conv = '';
   if (m.conversationLatencyMs) {
     const c = m.conversationLatencyMs;
-    conv = table(['conversation latency', 'count', 'mean', 'p50', 'p90', 'p99', 'max'], [['completed conversations', fmtInt(c.count), fmtMs(c.mean), fmtMs(c.p50), fmtMs(c.p90), fmtMs(c.p99), fmtMs(c.max)]]);
+    conv = table(
+      ['conversation latency', 'count', 'mean', 'p50', 'p90', 'p99', 'max'],
+      [
+        [
+          'completed conversations',
+          fmtInt(c.count),
+          fmtMs(c.mean),
+          fmtMs(c.p50),
+          fmtMs(c.p90),
+          fmtMs(c.p99),
+          fmtMs(c.max),
+        ],
+      ],
+    );
   }
   let tools = '';
   if (m.tools) {
@@ -38,7 +75,10 @@ export function multiturnSection(m: MultiturnReport): string {
         ['responses calling tools', `${fmtInt(t.responsesWithToolCalls)} (${fmtPct(t.toolCallRate)})`],
         ['tool calls', fmtInt(t.toolCalls)],
         ['malformed calls', fmtInt(t.malformed)],
-        ['expected calls matched (AST)', `${fmtInt(t.matched)} of ${fmtInt(t.expected)} (${fmtPct(t.argumentAccuracy)})`],
+        [
+          'expected calls matched (AST)',
+          `${fmtInt(t.matched)} of ${fmtInt(t.expected)} (${fmtPct(t.argumentAccuracy)})`,
+        ],
       ],
     );
   }
@@ -46,7 +86,14 @@ export function multiturnSection(m: MultiturnReport): string {
   const failures = failed.length
     ? table(
         ['failed conversation', 'turn', 'turns done', 'error'],
-        failed.slice(0, 50).map((o) => [o.id, o.failedTurn === undefined ? '—' : String(o.failedTurn + 1), `${o.turnsCompleted} of ${o.turns}`, o.error ?? '']),
+        failed
+          .slice(0, 50)
+          .map((o) => [
+            o.id,
+            o.failedTurn === undefined ? '—' : String(o.failedTurn + 1),
+            `${o.turnsCompleted} of ${o.turns}`,
+            o.error ?? '',
+          ]),
       )
     : '';
   return `<p class="note">${esc(what)}</p>${counts}<h3>Per turn</h3>${perTurn}${conv}${tools}${failures}`;

@@ -6,7 +6,8 @@ import type { ResultsJson } from './results-json.js';
 import type { RunRecord } from './run-record.js';
 import { emptyChart, lineChart, PALETTE } from './svg-charts.js';
 
-const usd = (v: number | null | undefined, digits = 4): string => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `$${v.toFixed(digits)}`);
+const usd = (v: number | null | undefined, digits = 4): string =>
+  v === null || v === undefined || !Number.isFinite(v) ? '—' : `$${v.toFixed(digits)}`;
 
 function costSection(j: ResultsJson): string {
   const t = j.tokens;
@@ -15,14 +16,35 @@ function costSection(j: ResultsJson): string {
   if (!t && !c) return '';
   const cards: string[] = [];
   if (c) {
-    cards.push(card('run cost', usd(c.dollars)), card('$ per hour', usd(c.dollarsPerHour, 2)), card('$ / M output tokens', usd(c.perMillionOutputTokens)), card('$ / M input tokens', usd(c.perMillionInputTokens)));
-    cards.push(card('$ / 1,000 queries', usd(c.perThousandQueries)), card('$ / query within targets', usd(c.perGoodQuery, 6)));
+    cards.push(
+      card('run cost', usd(c.dollars)),
+      card('$ per hour', usd(c.dollarsPerHour, 2)),
+      card('$ / M output tokens', usd(c.perMillionOutputTokens)),
+      card('$ / M input tokens', usd(c.perMillionInputTokens)),
+    );
+    cards.push(
+      card('$ / 1,000 queries', usd(c.perThousandQueries)),
+      card('$ / query within targets', usd(c.perGoodQuery, 6)),
+    );
   }
-  if (g) cards.push(card('goodput (within targets)', `${fmtInt(g.good)} of ${fmtInt(g.samples)} (${fmtPct(g.fraction)})`));
-  if (t) cards.push(card('prompt tokens', t.promptTokens === null ? 'unknown (text prompts)' : fmtInt(t.promptTokens)), card('output tokens', fmtInt(t.outputTokens)));
+  if (g)
+    cards.push(card('goodput (within targets)', `${fmtInt(g.good)} of ${fmtInt(g.samples)} (${fmtPct(g.fraction)})`));
+  if (t)
+    cards.push(
+      card('prompt tokens', t.promptTokens === null ? 'unknown (text prompts)' : fmtInt(t.promptTokens)),
+      card('output tokens', fmtInt(t.outputTokens)),
+    );
   const rows = (t?.endpoints ?? []).map((e, i) => {
     const p = c?.endpoints[i];
-    return [e.url, p ? String(p.gpus) : '—', p ? usd(p.pricePerGpuHour, 2) : '—', p ? usd(p.dollars) : '—', fmtInt(e.samples), e.promptTokens === null ? '—' : fmtInt(e.promptTokens), fmtInt(e.outputTokens)];
+    return [
+      e.url,
+      p ? String(p.gpus) : '—',
+      p ? usd(p.pricePerGpuHour, 2) : '—',
+      p ? usd(p.dollars) : '—',
+      fmtInt(e.samples),
+      e.promptTokens === null ? '—' : fmtInt(e.promptTokens),
+      fmtInt(e.outputTokens),
+    ];
   });
   const targets = g
     ? g.targets.kind === 'token-latencies'
@@ -41,7 +63,8 @@ function budgetSection(j: ResultsJson): string {
   const b = j.budget;
   if (!b) return '';
   const rows: string[][] = [];
-  if (b.limits.outputTokens !== undefined) rows.push(['output tokens', fmtInt(b.limits.outputTokens), fmtInt(b.used.outputTokens)]);
+  if (b.limits.outputTokens !== undefined)
+    rows.push(['output tokens', fmtInt(b.limits.outputTokens), fmtInt(b.used.outputTokens)]);
   if (b.limits.dollars !== undefined) rows.push(['cost', usd(b.limits.dollars, 2), usd(b.used.dollars)]);
   if (b.limits.minutes !== undefined) rows.push(['minutes', fmtNum(b.limits.minutes), fmtNum(b.used.minutes)]);
   const stop = b.reason ? `<p><b>Stopped:</b> ${esc(b.reason)}</p>` : '<p class="note">No budget was reached.</p>';
@@ -75,21 +98,67 @@ function serverSection(j: ResultsJson, record: RunRecord): string {
   m.endpoints.forEach((e, k) => {
     const name = m.endpoints.length > 1 ? ` (#${k + 1})` : '';
     const pts = e.points;
-    const series = (f: (p: (typeof pts)[number]) => number | null): Array<[number, number]> => pts.filter((p) => f(p) !== null).map((p) => [secs(p.tMs), f(p) as number]);
-    charts.push(lineChart(`Running and waiting requests, server${name}`, [{ name: 'running', points: series((p) => p.running) }, { name: 'waiting', points: series((p) => p.waiting), color: PALETTE[3] }], 'time (s)', 'requests'));
-    charts.push(lineChart(`KV-cache usage, server${name}`, [{ name: 'KV usage', points: series((p) => (p.kvUsage === null ? null : p.kvUsage * 100)), color: PALETTE[4] }], 'time (s)', '%'));
+    const series = (f: (p: (typeof pts)[number]) => number | null): Array<[number, number]> =>
+      pts.filter((p) => f(p) !== null).map((p) => [secs(p.tMs), f(p) as number]);
+    charts.push(
+      lineChart(
+        `Running and waiting requests, server${name}`,
+        [
+          { name: 'running', points: series((p) => p.running) },
+          { name: 'waiting', points: series((p) => p.waiting), color: PALETTE[3] },
+        ],
+        'time (s)',
+        'requests',
+      ),
+    );
+    charts.push(
+      lineChart(
+        `KV-cache usage, server${name}`,
+        [{ name: 'KV usage', points: series((p) => (p.kvUsage === null ? null : p.kvUsage * 100)), color: PALETTE[4] }],
+        'time (s)',
+        '%',
+      ),
+    );
     const rate: Array<[number, number]> = [];
     for (let i = 1; i < pts.length; i++) {
       const a = pts[i - 1];
       const b = pts[i];
       const dt = (b.tMs - a.tMs) / 1000;
-      if (dt > 0 && a.generationTokens !== null && b.generationTokens !== null) rate.push([secs(b.tMs), (b.generationTokens - a.generationTokens) / dt]);
+      if (dt > 0 && a.generationTokens !== null && b.generationTokens !== null)
+        rate.push([secs(b.tMs), (b.generationTokens - a.generationTokens) / dt]);
     }
-    charts.push(lineChart(`Output tokens per second: server vs client${name}`, [{ name: 'server (generation counter)', points: rate, color: PALETTE[1] }, ...(m.endpoints.length === 1 ? [{ name: 'client', points: clientRate, color: PALETTE[0] }] : [])], 'time (s)', 'tokens/s'));
+    charts.push(
+      lineChart(
+        `Output tokens per second: server vs client${name}`,
+        [
+          { name: 'server (generation counter)', points: rate, color: PALETTE[1] },
+          ...(m.endpoints.length === 1 ? [{ name: 'client', points: clientRate, color: PALETTE[0] }] : []),
+        ],
+        'time (s)',
+        'tokens/s',
+      ),
+    );
     const ttft = series((p) => p.ttftMeanMs);
-    charts.push(ttft.length >= 2 ? lineChart(`Server TTFT, mean per interval${name}`, [{ name: 'server TTFT', points: ttft, color: PALETTE[5] }], 'time (s)', 'ms') : emptyChart(`Server TTFT${name}`, 'too few first tokens between scrapes'));
+    charts.push(
+      ttft.length >= 2
+        ? lineChart(
+            `Server TTFT, mean per interval${name}`,
+            [{ name: 'server TTFT', points: ttft, color: PALETTE[5] }],
+            'time (s)',
+            'ms',
+          )
+        : emptyChart(`Server TTFT${name}`, 'too few first tokens between scrapes'),
+    );
     const hit = series((p) => (p.prefixHitRate === null ? null : p.prefixHitRate * 100));
-    if (hit.length >= 2) charts.push(lineChart(`Prefix-cache hit rate, server${name}`, [{ name: 'hit rate', points: hit, color: PALETTE[2] }], 'time (s)', '%'));
+    if (hit.length >= 2)
+      charts.push(
+        lineChart(
+          `Prefix-cache hit rate, server${name}`,
+          [{ name: 'hit rate', points: hit, color: PALETTE[2] }],
+          'time (s)',
+          '%',
+        ),
+      );
   });
   const rows = m.endpoints.map((e, k) => {
     const ep = j.endpoints[k];
@@ -113,12 +182,32 @@ function serverSection(j: ResultsJson, record: RunRecord): string {
     ];
   });
   return `<h2>Server metrics</h2>${table(
-    ['endpoint', 'server', 'scrapes', 'gen. tokens (server)', 'output tokens (client)', 'server/client', 'prompt tokens (server)', 'prompt tokens (client)', 'TTFT mean (server)', 'TTFT p99 (server)', 'TTFT p99 (client)', 'peak running', 'peak waiting', 'peak KV', 'prefix hit rate', 'restarts'],
+    [
+      'endpoint',
+      'server',
+      'scrapes',
+      'gen. tokens (server)',
+      'output tokens (client)',
+      'server/client',
+      'prompt tokens (server)',
+      'prompt tokens (client)',
+      'TTFT mean (server)',
+      'TTFT p99 (server)',
+      'TTFT p99 (client)',
+      'peak running',
+      'peak waiting',
+      'peak KV',
+      'prefix hit rate',
+      'restarts',
+    ],
     rows,
   )}<div class="charts">${charts.join('')}</div><p class="note">From each endpoint's Prometheus /metrics, scraped every ${esc(fmtNum(m.intervalMs / 1000))} s and once before and after the test; counters are increases over the run (a server restart is counted from zero). Server TTFT is measured from the server's arrival (tokenisation included), client TTFT from the request write; server token counters also count other clients' requests.</p>`;
 }
 
 /** The cost, budget, resume and server-metrics sections, in that order. */
 export function costAndServerSections(j: ResultsJson, record: RunRecord): string {
-  return [costSection(j), budgetSection(j), resumeSection(j), serverSection(j, record)].filter(Boolean).map((s) => `${s}\n`).join('');
+  return [costSection(j), budgetSection(j), resumeSection(j), serverSection(j, record)]
+    .filter(Boolean)
+    .map((s) => `${s}\n`)
+    .join('');
 }

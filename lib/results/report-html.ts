@@ -54,17 +54,29 @@ function verdictSection(j: ResultsJson): string {
   if (v.status === 'NO_RESULT') reasons.push(`${j.benchmark.mode}: no performance result to judge`);
   // LoadGen gives no recommendation when only early stopping fails: its own text says why.
   if (v.criteria && !v.criteria.earlyStoppingMet && v.earlyStopping) {
-    for (const [name, text] of [['', v.earlyStopping.text], ['TTFT ', v.earlyStopping.ttftText], ['TPOT ', v.earlyStopping.tpotText]]) {
+    for (const [name, text] of [
+      ['', v.earlyStopping.text],
+      ['TTFT ', v.earlyStopping.ttftText],
+      ['TPOT ', v.earlyStopping.tpotText],
+    ]) {
       if (!text.trim() || /Run successful/.test(text)) continue;
       // One item per " * " bullet; the engine wraps long bullets over several lines.
-      const bullets = text.split(/(?:^|\s)\*\s+/).map((b) => b.replace(/\s+/g, ' ').trim()).filter(Boolean);
+      const bullets = text
+        .split(/(?:^|\s)\*\s+/)
+        .map((b) => b.replace(/\s+/g, ' ').trim())
+        .filter(Boolean);
       reasons.push(`${name}early stopping: ${bullets.join(' ')}`);
     }
   }
   const list = reasons.length > 0 ? `<ul>${reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>` : '';
-  const metric = j.metric ? `<div>${esc(j.metric.name)}: <b>${esc(j.metric.unit === 'ns' ? fmtMs(j.metric.value / 1e6) : `${fmtNum(j.metric.value)} ${j.metric.unit}`)}</b></div>` : '';
+  const metric = j.metric
+    ? `<div>${esc(j.metric.name)}: <b>${esc(j.metric.unit === 'ns' ? fmtMs(j.metric.value / 1e6) : `${fmtNum(j.metric.value)} ${j.metric.unit}`)}</b></div>`
+    : '';
   const overall = v.overall ?? v.status;
-  const loadgen = overall !== v.status || (v.run && v.run.status !== 'OK') ? `<div>LoadGen's own verdict: ${esc(v.status === 'NO_RESULT' ? 'none (no performance pass)' : v.status)}</div>` : '';
+  const loadgen =
+    overall !== v.status || (v.run && v.run.status !== 'OK')
+      ? `<div>LoadGen's own verdict: ${esc(v.status === 'NO_RESULT' ? 'none (no performance pass)' : v.status)}</div>`
+      : '';
   return `<section class="verdict ${esc(overall)}" id="verdict"><div class="big">${esc(overall)}</div>${loadgen}${metric}${crit}${list}</section>`;
 }
 
@@ -136,14 +148,26 @@ function distChart(title: string, values: Float64Array | null, stats: MsStats | 
 function distributions(j: ResultsJson, series: SampleSeries | null): string {
   const l = j.latencyMs;
   const noneOk = j.verdict.run?.status === 'ALL_SAMPLES_FAILED';
-  const tokenNote = noneOk ? 'n/a: no sample succeeded' : j.benchmark.scenario === 'Offline' ? 'not measured (Offline)' : 'not measured (no token latencies)';
+  const tokenNote = noneOk
+    ? 'n/a: no sample succeeded'
+    : j.benchmark.scenario === 'Offline'
+      ? 'not measured (Offline)'
+      : 'not measured (no token latencies)';
   const charts = [
-    distChart(j.benchmark.scenario === 'MultiStream' ? 'Sample latency' : 'Latency', series?.latencyNs ?? null, l.sample, noneOk ? 'n/a: no sample succeeded' : 'no performance result'),
+    distChart(
+      j.benchmark.scenario === 'MultiStream' ? 'Sample latency' : 'Latency',
+      series?.latencyNs ?? null,
+      l.sample,
+      noneOk ? 'n/a: no sample succeeded' : 'no performance result',
+    ),
     distChart('Time to first token (TTFT)', series?.ttftNs ?? null, l.ttft, tokenNote),
     distChart('Time per output token (TPOT)', series?.tpotNs ?? null, l.tpot, tokenNote),
   ];
   if (l.query) charts.push(distChart('Query latency (MultiStream)', null, l.query, 'no query latency'));
-  const row = (name: string, s: MsStats | null): string[] => [name, ...(s ? [s.min, s.p50, s.p90, s.p95, s.p97, s.p99, s.p999, s.max, s.mean].map(fmtMs) : Array(9).fill('n/a'))];
+  const row = (name: string, s: MsStats | null): string[] => [
+    name,
+    ...(s ? [s.min, s.p50, s.p90, s.p95, s.p97, s.p99, s.p999, s.max, s.mean].map(fmtMs) : Array(9).fill('n/a')),
+  ];
   const rows = [row('latency', l.sample), row('TTFT', l.ttft), row('TPOT', l.tpot)];
   if (l.query) rows.push(row('query latency', l.query));
   const note = series
@@ -157,10 +181,18 @@ function overTime(record: RunRecord): string {
   if (!ts) {
     return `<div class="charts">${emptyChart('Samples per second', 'no time series recorded')}${emptyChart('Tokens per second', 'no time series recorded')}${emptyChart('In-flight requests', 'no time series recorded')}</div>`;
   }
-  const src = ts.source === 'timeline' ? 'the run’s progress samples (about once a second)' : 'per-sample harness timings';
+  const src =
+    ts.source === 'timeline' ? 'the run’s progress samples (about once a second)' : 'per-sample harness timings';
   const hasTokens = ts.tokensPerSecond.some(([, v]) => v > 0);
   return `<div class="charts">${lineChart('Completed samples per second', [{ name: 'samples/s', points: ts.completedPerSecond }], 'time (s)', 'samples/s')}${
-    hasTokens ? lineChart('Output tokens per second', [{ name: 'tokens/s', points: ts.tokensPerSecond, color: PALETTE[1] }], 'time (s)', 'tokens/s') : emptyChart('Output tokens per second', 'no token counts')
+    hasTokens
+      ? lineChart(
+          'Output tokens per second',
+          [{ name: 'tokens/s', points: ts.tokensPerSecond, color: PALETTE[1] }],
+          'time (s)',
+          'tokens/s',
+        )
+      : emptyChart('Output tokens per second', 'no token counts')
   }${lineChart('In-flight requests', [{ name: 'in flight', points: ts.inFlight, color: PALETTE[2] }], 'time (s)', 'requests')}</div><p class="note">From ${esc(src)}.</p>`;
 }
 
@@ -185,16 +217,40 @@ function endpointsSection(j: ResultsJson): string {
   ]);
   const label = (i: number) => `#${i + 1} ${j.endpoints[i].url.replace(/^[a-z]+:\/\//i, '')}`;
   const charts = [
-    barChart('Completed requests per endpoint', j.endpoints.map((e, i) => ({ label: label(i), value: e.completed, text: `${fmtInt(e.completed)} (${fmtPct(e.share)})` })), 'requests'),
-    barChart('Output tokens per second per endpoint', j.endpoints.map((e, i) => ({ label: label(i), value: e.outputTokensPerSecond })), 'tokens/s'),
-    barChart('p99 TTFT per endpoint (harness side)', j.endpoints.map((e, i) => ({ label: label(i), value: e.ttftMs.count > 0 ? e.ttftMs.p99 : null, text: fmtMs(e.ttftMs.p99) })), 'ms'),
+    barChart(
+      'Completed requests per endpoint',
+      j.endpoints.map((e, i) => ({
+        label: label(i),
+        value: e.completed,
+        text: `${fmtInt(e.completed)} (${fmtPct(e.share)})`,
+      })),
+      'requests',
+    ),
+    barChart(
+      'Output tokens per second per endpoint',
+      j.endpoints.map((e, i) => ({ label: label(i), value: e.outputTokensPerSecond })),
+      'tokens/s',
+    ),
+    barChart(
+      'p99 TTFT per endpoint (harness side)',
+      j.endpoints.map((e, i) => ({
+        label: label(i),
+        value: e.ttftMs.count > 0 ? e.ttftMs.p99 : null,
+        text: fmtMs(e.ttftMs.p99),
+      })),
+      'ms',
+    ),
   ];
   if (j.endpoints.some((e) => e.errors > 0 || e.retries > 0)) {
     charts.push(
-      barChart('Errors and retries per endpoint', j.endpoints.flatMap((e, i) => [
-        { label: `${label(i)} errors`, value: e.errors, color: '#dc2626' },
-        { label: `${label(i)} retries`, value: e.retries, color: '#d97706' },
-      ]), 'count'),
+      barChart(
+        'Errors and retries per endpoint',
+        j.endpoints.flatMap((e, i) => [
+          { label: `${label(i)} errors`, value: e.errors, color: '#dc2626' },
+          { label: `${label(i)} retries`, value: e.retries, color: '#d97706' },
+        ]),
+        'count',
+      ),
     );
   }
   return `${table(['endpoint', 'backend · model', 'requests', 'completed', 'share', 'errors', 'retries', 'tokens/s', 'TTFT p50', 'TTFT p99', 'TPOT p99', 'latency p99', 'breaker'], rows)}<p class="note">Per-endpoint latencies are measured by the harness from the request write.</p><div class="charts">${charts.join('')}</div>`;
@@ -220,17 +276,29 @@ function errorsSection(j: ResultsJson): string {
 }
 
 function settingsSection(j: ResultsJson): string {
-  const show = (v: unknown): string => (typeof v === 'bigint' ? v.toString() : typeof v === 'object' && v !== null ? JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) : String(v));
+  const show = (v: unknown): string =>
+    typeof v === 'bigint'
+      ? v.toString()
+      : typeof v === 'object' && v !== null
+        ? JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))
+        : String(v);
   const req = Object.entries(j.settings.requested).map(([k, v]) => [k, show(v)]);
   const eff = Object.entries(j.settings.effective).map(([k, v]) => [k, show(v)]);
   const bench = [
     ['benchmark', j.benchmark.model ?? '—'],
     ['SUT', j.benchmark.sutName],
-    ['dataset', `${j.benchmark.dataset.name} (${fmtInt(j.benchmark.dataset.size)} samples${j.benchmark.dataset.preset ? `, preset ${j.benchmark.dataset.preset}` : ''})`],
+    [
+      'dataset',
+      `${j.benchmark.dataset.name} (${fmtInt(j.benchmark.dataset.size)} samples${j.benchmark.dataset.preset ? `, preset ${j.benchmark.dataset.preset}` : ''})`,
+    ],
     ['simulated endpoints', j.run.simulated ? 'yes' : 'no'],
     ['command', j.run.command ? j.run.command.join(' ') : '—'],
   ];
-  if (j.harness) bench.push(['adapter', `${j.harness.backend} / ${j.harness.api}, ${j.harness.workers} workers${j.harness.busyPollIdleMs != null ? ` busy-polling (idle ${j.harness.busyPollIdleMs} ms)` : ''}, tokens from ${j.harness.capabilities.tokenSource}`]);
+  if (j.harness)
+    bench.push([
+      'adapter',
+      `${j.harness.backend} / ${j.harness.api}, ${j.harness.workers} workers${j.harness.busyPollIdleMs != null ? ` busy-polling (idle ${j.harness.busyPollIdleMs} ms)` : ''}, tokens from ${j.harness.capabilities.tokenSource}`,
+    ]);
   return `${table(['run', ''], bench)}<div class="charts"><div>${table(['requested setting', 'value'], req)}</div><div>${table(['effective setting', 'value'], eff)}</div></div>`;
 }
 
@@ -250,16 +318,24 @@ export function buildReportHtml(record: RunRecord, results: ResultsJson = buildR
 <h1>${esc(title)}</h1>
 <div class="meta">${esc(meta)}</div>
 ${verdictSection(j)}
-${j.accuracy ? `<h2>Accuracy</h2>
-${accuracySection(j.accuracy)}` : ''}<h2>Key figures</h2>
+${
+  j.accuracy
+    ? `<h2>Accuracy</h2>
+${accuracySection(j.accuracy)}`
+    : ''
+}<h2>Key figures</h2>
 ${keyFigures(j)}
 <h2>Latency distributions</h2>
 ${distributions(j, series)}
 <h2>Over time</h2>
 ${overTime(record)}
-${j.multiturn ? `<h2>Conversations</h2>
+${
+  j.multiturn
+    ? `<h2>Conversations</h2>
 ${multiturnSection(j.multiturn)}
-` : ''}<h2>Endpoints</h2>
+`
+    : ''
+}<h2>Endpoints</h2>
 ${endpointsSection(j)}
 ${costAndServerSections(j, record)}<h2>Errors and retries</h2>
 ${errorsSection(j)}

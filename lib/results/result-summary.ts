@@ -10,7 +10,20 @@ import { logHistogram, lowerPercentile, moments, seriesFromTimings, sortedCopy, 
 import { latencyFigures, overallVerdict, runStatusOf } from './run-status.js';
 
 /** endpoints' default percentile grid (registry.DEFAULT_PERCENTILES), as its summary keys. */
-export const ENDPOINTS_PERCENTILES = ['99.9', '99.0', '97.0', '95.0', '90.0', '80.0', '75.0', '50.0', '25.0', '10.0', '5.0', '1.0'] as const;
+export const ENDPOINTS_PERCENTILES = [
+  '99.9',
+  '99.0',
+  '97.0',
+  '95.0',
+  '90.0',
+  '80.0',
+  '75.0',
+  '50.0',
+  '25.0',
+  '10.0',
+  '5.0',
+  '1.0',
+] as const;
 
 export interface SeriesSummary {
   total: number;
@@ -84,7 +97,12 @@ export function seriesFromLoadgen(s: LatencyStats | null, count: number): Series
 function loadPattern(r: TestResult): Record<string, unknown> {
   switch (r.scenario) {
     case 'Server':
-      return { type: 'poisson', target_qps: r.effective.targetQps, target_concurrency: null, use_legacy_loadgen_qps_metrics: true };
+      return {
+        type: 'poisson',
+        target_qps: r.effective.targetQps,
+        target_concurrency: null,
+        use_legacy_loadgen_qps_metrics: true,
+      };
     case 'Offline':
       return { type: 'max_throughput', target_qps: r.effective.targetQps, target_concurrency: null };
     case 'SingleStream':
@@ -126,7 +144,11 @@ export function buildResultSummary(record: RunRecord): ResultSummaryJson {
     r.scenario === 'Server' && r.completedSamplesPerSecond && r.counts.samples >= 2
       ? Math.round(((r.counts.samples - 1) / r.completedSamplesPerSecond) * 1e9)
       : null;
-  const outputTokens = series ? series.outputTokens.reduce((a, b) => a + b, 0) : sut ? sut.endpoints.reduce((a, e) => a + e.outputTokens, 0) : r.counts.tokens;
+  const outputTokens = series
+    ? series.outputTokens.reduce((a, b) => a + b, 0)
+    : sut
+      ? sut.endpoints.reduce((a, e) => a + e.outputTokens, 0)
+      : r.counts.tokens;
   let qps: number | null;
   let tps: number | null;
   if (legacyWindow) {
@@ -171,7 +193,16 @@ export function buildResultSummary(record: RunRecord): ResultSummaryJson {
       scheduler_random_seed: seedValue(seeds.scheduleRngSeed),
       dataloader_random_seed: seedValue(seeds.sampleIndexRngSeed),
       // valid: LoadGen's verdict and the run's (false when samples failed); loadgen_valid: LoadGen's alone.
-      mlperf: { scenario: r.scenario, mode: r.mode, benchmark: record.benchmark, valid: r.valid === null ? (runStatus.status === 'OK' ? null : false) : r.valid && runStatus.status === 'OK', loadgen_valid: r.valid, status: overallVerdict(r, runStatus), run_status: runStatus.status, failed_samples: runStatus.failedSamples },
+      mlperf: {
+        scenario: r.scenario,
+        mode: r.mode,
+        benchmark: record.benchmark,
+        valid: r.valid === null ? (runStatus.status === 'OK' ? null : false) : r.valid && runStatus.status === 'OK',
+        loadgen_valid: r.valid,
+        status: overallVerdict(r, runStatus),
+        run_status: runStatus.status,
+        failed_samples: runStatus.failedSamples,
+      },
     },
   };
 }

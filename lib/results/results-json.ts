@@ -9,7 +9,14 @@ import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js'
 import type { MultiturnReport } from '../multiturn/types.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
 import { costSections, type CostSections } from './cost-sections.js';
-import { latencyFigures, loadgenStatus, overallVerdict, runStatusOf, type OverallVerdict, type RunStatus } from './run-status.js';
+import {
+  latencyFigures,
+  loadgenStatus,
+  overallVerdict,
+  runStatusOf,
+  type OverallVerdict,
+  type RunStatus,
+} from './run-status.js';
 
 export const RESULTS_SCHEMA = '@x/loadgen/results';
 export const RESULTS_SCHEMA_VERSION = 1;
@@ -91,7 +98,13 @@ export interface ResultsJson extends CostSections {
   };
   counts: TestResult['counts'] & { accuracyLogEntries: number };
   /** Over the samples that succeeded (`source`: LoadGen's statistics when none failed, else the harness's timings); null where none did. */
-  latencyMs: { sample: MsStats | null; query: MsStats | null; ttft: MsStats | null; tpot: MsStats | null; source: 'loadgen' | 'harness' };
+  latencyMs: {
+    sample: MsStats | null;
+    query: MsStats | null;
+    ttft: MsStats | null;
+    tpot: MsStats | null;
+    source: 'loadgen' | 'harness';
+  };
   errors: {
     loadgen: TestResult['errors'];
     failedSamples: number;
@@ -116,7 +129,15 @@ export interface ResultsJson extends CostSections {
   } | null;
   timeline: TimelinePoint[];
   /** Per-sample values (ns, integers) when the harness recorded timings: what `loadgen report --aggregate` merges exactly. */
-  samples: { source: 'harness-timings'; startNs: number | null; windowNs: number | null; latencyNs: number[]; ttftNs: number[]; tpotNs: number[]; outputTokens: number[] } | null;
+  samples: {
+    source: 'harness-timings';
+    startNs: number | null;
+    windowNs: number | null;
+    latencyNs: number[];
+    ttftNs: number[];
+    tpotNs: number[];
+    outputTokens: number[];
+  } | null;
   logs: TestResult['logs'];
   extra: Record<string, unknown> | null;
   /** Multi-turn runs only: per-turn and per-conversation figures, tool calls (docs/results-schema.md). */
@@ -132,7 +153,17 @@ const NS_PER_MS = 1e6;
 export function msStats(s: LatencyStats | null): MsStats | null {
   if (!s) return null;
   const ms = (v: number) => v / NS_PER_MS;
-  return { min: ms(s.min), max: ms(s.max), mean: ms(s.mean), p50: ms(s.p50), p90: ms(s.p90), p95: ms(s.p95), p97: ms(s.p97), p99: ms(s.p99), p999: ms(s.p999) };
+  return {
+    min: ms(s.min),
+    max: ms(s.max),
+    mean: ms(s.mean),
+    p50: ms(s.p50),
+    p90: ms(s.p90),
+    p95: ms(s.p95),
+    p97: ms(s.p97),
+    p99: ms(s.p99),
+    p999: ms(s.p999),
+  };
 }
 
 /** LoadGen's own verdict (see verdict.overall for the run's). */
@@ -177,7 +208,13 @@ function endpointResults(rec: RunRecord, window: number | null): EndpointResult[
   const totalCompleted = reports.reduce((a, e) => a + e.completed, 0);
   return reports.map((e, i) => {
     // Endpoint info is matched by position (both lists follow the --endpoint order), by URL as a fallback.
-    const info = rec.endpoints[i] ?? rec.endpoints.find((x) => x.url === e.url) ?? { url: e.url, backend: rec.sut?.backend ?? '', api: rec.sut?.api ?? '', model: '' };
+    const info = rec.endpoints[i] ??
+      rec.endpoints.find((x) => x.url === e.url) ?? {
+        url: e.url,
+        backend: rec.sut?.backend ?? '',
+        api: rec.sut?.api ?? '',
+        model: '',
+      };
     return {
       ...info,
       url: e.url,
@@ -267,7 +304,13 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       windowSeconds: window,
     },
     counts: { ...r.counts, accuracyLogEntries: r.accuracyLogEntries },
-    latencyMs: { sample: msStats(lat.latency), query: msStats(lat.queryLatency), ttft: msStats(lat.ttft), tpot: msStats(lat.tpot), source: lat.source },
+    latencyMs: {
+      sample: msStats(lat.latency),
+      query: msStats(lat.queryLatency),
+      ttft: msStats(lat.ttft),
+      tpot: msStats(lat.tpot),
+      source: lat.source,
+    },
     errors: {
       loadgen: { ...r.errors, messages: [...r.errors.messages] },
       failedSamples: sut?.samples.failed ?? 0,
@@ -309,6 +352,8 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     ...costSections(record),
     ...(record.multiturn ? { multiturn: record.multiturn } : {}),
     ...(record.accuracy ? { accuracy: record.accuracy } : {}),
-    servers: record.servers ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) } : null,
+    servers: record.servers
+      ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) }
+      : null,
   };
 }

@@ -112,7 +112,17 @@ export function statsOf(values: ArrayLike<number>): LatencyStats | null {
   const sorted = sortedCopy(values);
   const m = moments(sorted);
   const at = (p: number) => loadgenPercentile(sorted, p);
-  return { min: m.min, max: m.max, mean: m.mean, p50: at(0.5), p90: at(0.9), p95: at(0.95), p97: at(0.97), p99: at(0.99), p999: at(0.999) };
+  return {
+    min: m.min,
+    max: m.max,
+    mean: m.mean,
+    p50: at(0.5),
+    p90: at(0.9),
+    p95: at(0.95),
+    p97: at(0.97),
+    p99: at(0.99),
+    p999: at(0.999),
+  };
 }
 
 /** MultiStream: per query (its samples share a scheduled time), scheduled → last sample done, queries whose every sample succeeded. */
@@ -143,7 +153,8 @@ export function latencyFigures(record: RunRecord, series?: SampleSeries | null):
   const timings = record.sut?.timings;
   const failed = runStatusOf(record).failedSamples > 0;
   const engine = { latency: r.latency, queryLatency: r.queryLatency, ttft: r.ttft, tpot: r.tpot };
-  if (!failed && sane(r.latency) && sane(r.queryLatency) && sane(r.ttft) && sane(r.tpot)) return { ...engine, source: 'loadgen' };
+  if (!failed && sane(r.latency) && sane(r.queryLatency) && sane(r.ttft) && sane(r.tpot))
+    return { ...engine, source: 'loadgen' };
   const s = series !== undefined ? series : timings && timings.length > 0 ? seriesFromTimings(timings) : null;
   const pick = (measured: LatencyStats | null, values: ArrayLike<number> | null): LatencyStats | null => {
     if (measured === null) return null;

@@ -19,7 +19,8 @@ export function niceTicks(lo: number, hi: number, n = 5): number[] {
   const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => raw <= s) ?? 10 * mag;
   const out: number[] = [];
   const last = Math.ceil(hi / step - 1e-9) * step;
-  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= last + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
+  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= last + step * 1e-9; v += step)
+    out.push(Number(v.toPrecision(12)));
   return out;
 }
 
@@ -28,13 +29,22 @@ function frame(title: string, body: string, label: string): string {
 }
 
 export function emptyChart(title: string, message: string): string {
-  return frame(title, `<rect x="${PAD.left}" y="${PAD.top}" width="${W - PAD.left - PAD.right}" height="${H - PAD.top - PAD.bottom}" class="empty"/><text x="${W / 2}" y="${H / 2}" text-anchor="middle" class="muted">${esc(message)}</text>`, `${title}: ${message}`);
+  return frame(
+    title,
+    `<rect x="${PAD.left}" y="${PAD.top}" width="${W - PAD.left - PAD.right}" height="${H - PAD.top - PAD.bottom}" class="empty"/><text x="${W / 2}" y="${H / 2}" text-anchor="middle" class="muted">${esc(message)}</text>`,
+    `${title}: ${message}`,
+  );
 }
 
 function yAxis(ticks: number[], y: (v: number) => number, unit: string): string {
-  const parts = ticks.map((t) => `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end" class="tick">${esc(fmtNum(t))}</text>`);
+  const parts = ticks.map(
+    (t) =>
+      `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end" class="tick">${esc(fmtNum(t))}</text>`,
+  );
   const mid = (PAD.top + H - PAD.bottom) / 2;
-  parts.push(`<text transform="translate(13 ${mid}) rotate(-90)" text-anchor="middle" class="axis">${esc(unit)}</text>`);
+  parts.push(
+    `<text transform="translate(13 ${mid}) rotate(-90)" text-anchor="middle" class="axis">${esc(unit)}</text>`,
+  );
   return parts.join('');
 }
 
@@ -56,7 +66,8 @@ export function histogramChart(h: HistogramInput): string {
   const hi = h.buckets[n - 1][1];
   const llo = Math.log(Math.max(lo, 1e-12));
   const lhi = Math.log(Math.max(hi, lo * 1.0001, 1e-12));
-  const x = (v: number) => PAD.left + ((Math.log(Math.max(v, 1e-12)) - llo) / (lhi - llo || 1)) * (W - PAD.left - PAD.right);
+  const x = (v: number) =>
+    PAD.left + ((Math.log(Math.max(v, 1e-12)) - llo) / (lhi - llo || 1)) * (W - PAD.left - PAD.right);
   const maxC = Math.max(...h.counts);
   const ticks = niceTicks(0, maxC, 4);
   const top = ticks[ticks.length - 1] || maxC;
@@ -74,7 +85,9 @@ export function histogramChart(h: HistogramInput): string {
   const xl: string[] = [];
   for (let i = 0; i <= n; i += every) {
     const v = i < n ? h.buckets[i][0] : hi;
-    xl.push(`<text x="${x(v).toFixed(1)}" y="${H - PAD.bottom + 15}" text-anchor="middle" class="tick">${esc(fmtNum(v))}</text>`);
+    xl.push(
+      `<text x="${x(v).toFixed(1)}" y="${H - PAD.bottom + 15}" text-anchor="middle" class="tick">${esc(fmtNum(v))}</text>`,
+    );
   }
   const marks = (h.markers ?? [])
     .filter((m) => Number.isFinite(m.value) && m.value >= lo && m.value <= hi)
@@ -140,7 +153,12 @@ export function lineChart(title: string, series: LineSeries[], xUnit: string, yU
   const x = (v: number) => PAD.left + ((v - xmin) / (xmax - xmin || 1)) * (W - PAD.left - PAD.right);
   const y = (v: number) => H - PAD.bottom - (v / ytop) * (H - PAD.top - PAD.bottom);
   const xt = niceTicks(xmin, xmax, 6).filter((t) => t >= xmin && t <= xmax);
-  const xl = xt.map((t) => `<text x="${x(t).toFixed(1)}" y="${H - PAD.bottom + 15}" text-anchor="middle" class="tick">${esc(fmtNum(t))}</text>`).join('');
+  const xl = xt
+    .map(
+      (t) =>
+        `<text x="${x(t).toFixed(1)}" y="${H - PAD.bottom + 15}" text-anchor="middle" class="tick">${esc(fmtNum(t))}</text>`,
+    )
+    .join('');
   const lines = series
     .map((s, i) => {
       const p = s.points.filter(([a, b]) => Number.isFinite(a) && Number.isFinite(b));
@@ -152,14 +170,23 @@ export function lineChart(title: string, series: LineSeries[], xUnit: string, yU
     .join('');
   const legend =
     series.length > 1
-      ? series.map((s, i) => `<rect x="${W - PAD.right - 150}" y="${PAD.top + i * 14}" width="10" height="3" fill="${esc(s.color ?? PALETTE[i % PALETTE.length])}"/><text x="${W - PAD.right - 136}" y="${PAD.top + 4 + i * 14}" class="tick">${esc(s.name)}</text>`).join('')
+      ? series
+          .map(
+            (s, i) =>
+              `<rect x="${W - PAD.right - 150}" y="${PAD.top + i * 14}" width="10" height="3" fill="${esc(s.color ?? PALETTE[i % PALETTE.length])}"/><text x="${W - PAD.right - 136}" y="${PAD.top + 4 + i * 14}" class="tick">${esc(s.name)}</text>`,
+          )
+          .join('')
       : '';
   const axisX = `<text x="${(PAD.left + W - PAD.right) / 2}" y="${H - 6}" text-anchor="middle" class="axis">${esc(xUnit)}</text>`;
   return frame(title, yAxis(yt, y, yUnit) + lines + xl + axisX + legend, title);
 }
 
 /** Grouped vertical bars for percentiles when only summary statistics exist (no per-sample data). */
-export function percentileBars(title: string, items: Array<{ label: string; value: number | null }>, unit: string): string {
+export function percentileBars(
+  title: string,
+  items: Array<{ label: string; value: number | null }>,
+  unit: string,
+): string {
   const shown = items.filter((b) => b.value !== null && Number.isFinite(b.value));
   if (shown.length === 0) return emptyChart(title, 'not measured in this run');
   const maxV = Math.max(...shown.map((b) => b.value as number), 0);

@@ -31,7 +31,9 @@ function fromTimeline(tl: readonly TimelinePoint[]): TimeSeries {
 }
 
 function fromTimings(timings: readonly SampleTiming[], maxBins = 60): TimeSeries | null {
-  const rows = timings.filter((t) => Number.isFinite(t.scheduledNs) && t.scheduledNs > 0 && Number.isFinite(t.endNs) && t.endNs > 0);
+  const rows = timings.filter(
+    (t) => Number.isFinite(t.scheduledNs) && t.scheduledNs > 0 && Number.isFinite(t.endNs) && t.endNs > 0,
+  );
   if (rows.length === 0) return null;
   let t0 = Infinity;
   let t1 = -Infinity;
@@ -75,7 +77,10 @@ function fromTimings(timings: readonly SampleTiming[], maxBins = 60): TimeSeries
   return out;
 }
 
-export function timeSeries(timeline: readonly TimelinePoint[], timings: readonly SampleTiming[] | undefined): TimeSeries | null {
+export function timeSeries(
+  timeline: readonly TimelinePoint[],
+  timings: readonly SampleTiming[] | undefined,
+): TimeSeries | null {
   const derived = timings && timings.length > 0 ? fromTimings(timings) : null;
   if (derived) return derived;
   return timeline.length >= 2 ? fromTimeline(timeline) : null;

@@ -11,7 +11,11 @@ import { buildResultSummary } from './result-summary.js';
 import { buildResultsJson } from './results-json.js';
 import type { RunRecord } from './run-record.js';
 
-export const RESULT_FILES = { results: 'results.json', resultSummary: 'result_summary.json', report: 'report.html' } as const;
+export const RESULT_FILES = {
+  results: 'results.json',
+  resultSummary: 'result_summary.json',
+  report: 'report.html',
+} as const;
 
 /** Writes `text` to `path` atomically (temp file in the same directory, then rename). */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {

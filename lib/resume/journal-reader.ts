@@ -5,7 +5,14 @@
 // also keep the first).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JOURNAL_MAGIC, PAYLOAD_FIXED, RECORD_HEAD, RECORD_TAIL, wordChecksum, type JournalRecord } from './journal-format.js';
+import {
+  JOURNAL_MAGIC,
+  PAYLOAD_FIXED,
+  RECORD_HEAD,
+  RECORD_TAIL,
+  wordChecksum,
+  type JournalRecord,
+} from './journal-format.js';
 
 export interface JournalContents {
   records: Map<number, JournalRecord>;
@@ -58,7 +65,9 @@ export function readJournal(dir: string): JournalContents {
   let segments = 0;
   if (!existsSync(dir)) return { records, segments, duplicates, tornBytes };
   // Sorted names: a run's segments before a later run's (the tag starts with a time).
-  for (const name of readdirSync(dir).filter((n) => n.startsWith('seg-') && n.endsWith('.bin')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.startsWith('seg-') && n.endsWith('.bin'))
+    .sort()) {
     const r = parseSegment(readFileSync(join(dir, name)), records);
     segments++;
     duplicates += r.duplicates;

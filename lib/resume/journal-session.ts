@@ -79,7 +79,12 @@ export class JournalSession {
    * resume needs a journaled mode and a journal; a fresh journaled run must
    * not bury an interrupted run's journal. Null when the mode keeps none.
    */
-  static prepare(o: { outdir: string; resume: boolean; mode: TestMode; accuracySamples: number }): JournalSession | null {
+  static prepare(o: {
+    outdir: string;
+    resume: boolean;
+    mode: TestMode;
+    accuracySamples: number;
+  }): JournalSession | null {
     const dir = join(o.outdir, JOURNAL_DIR);
     const hasJournal = existsSync(join(dir, JOURNAL_HEADER));
     if (o.resume && !isJournaledMode(o.mode)) {
@@ -90,11 +95,18 @@ export class JournalSession {
     if (o.resume && !hasJournal) {
       const state = readRunState(o.outdir);
       if (state?.state === 'complete' && isJournaledMode(state.mode as TestMode)) {
-        throw new UsageError(`--resume ${o.outdir}: the ${state.mode} run there is complete (its journal was removed): nothing to resume`);
+        throw new UsageError(
+          `--resume ${o.outdir}: the ${state.mode} run there is complete (its journal was removed): nothing to resume`,
+        );
       }
       const was = state ? `; run-state.json: a ${state.mode} run, ${state.state}` : '';
-      const perf = state && !isJournaledMode(state.mode as TestMode) ? '; performance runs keep no journal and cannot be resumed: run it again' : '';
-      throw new UsageError(`--resume ${o.outdir}: no journal there (${join(dir, JOURNAL_HEADER)} is missing${was})${perf}`);
+      const perf =
+        state && !isJournaledMode(state.mode as TestMode)
+          ? '; performance runs keep no journal and cannot be resumed: run it again'
+          : '';
+      throw new UsageError(
+        `--resume ${o.outdir}: no journal there (${join(dir, JOURNAL_HEADER)} is missing${was})${perf}`,
+      );
     }
     if (!isJournaledMode(o.mode)) return null;
     if (!o.resume && hasJournal) {
@@ -121,7 +133,9 @@ export class JournalSession {
       if (header.configHash !== this.hash) {
         const diffs = configDifferences(header.config, config);
         const cmd = header.command ? `; the first run was: ${header.command.join(' ')}` : '';
-        throw new UsageError(`--resume: this run's configuration differs from the journal's (${diffs.slice(0, 6).join('; ') || 'configuration hash differs'})${cmd}`);
+        throw new UsageError(
+          `--resume: this run's configuration differs from the journal's (${diffs.slice(0, 6).join('; ') || 'configuration hash differs'})${cmd}`,
+        );
       }
       const j = readJournal(this.dir);
       this.records = j.records;
@@ -129,7 +143,14 @@ export class JournalSession {
       return;
     }
     mkdirSync(this.dir, { recursive: true });
-    const header: JournalHeader = { schema: JOURNAL_SCHEMA, version: 1, configHash: this.hash, config, createdAt: new Date().toISOString(), command: command ? redactArgv(command) : null };
+    const header: JournalHeader = {
+      schema: JOURNAL_SCHEMA,
+      version: 1,
+      configHash: this.hash,
+      config,
+      createdAt: new Date().toISOString(),
+      command: command ? redactArgv(command) : null,
+    };
     writeFileSync(headerPath, scrubText(JSON.stringify(header, null, 2)) + '\n');
   }
 
@@ -139,7 +160,11 @@ export class JournalSession {
 
   /** The SUT and QSL to hand to the engine. */
   wrap(inner: { sut: SystemUnderTest; qsl: QuerySampleLibrary }): { sut: SystemUnderTest; qsl: QuerySampleLibrary } {
-    this.wrapper = new ResumeWrapper(inner, { accuracySamples: this.accuracySamples, records: this.records, enabled: this.enabled });
+    this.wrapper = new ResumeWrapper(inner, {
+      accuracySamples: this.accuracySamples,
+      records: this.records,
+      enabled: this.enabled,
+    });
     return this.wrapper;
   }
 

@@ -51,7 +51,16 @@ export class JournalWriter {
     return this.on[0] === 1;
   }
 
-  append(qslIdx: number, nTokens: number, ids: Int32Array | null, nIds: number, firstToken: number, endpoint: number, ttftNs: number, latencyNs: number): void {
+  append(
+    qslIdx: number,
+    nTokens: number,
+    ids: Int32Array | null,
+    nIds: number,
+    firstToken: number,
+    endpoint: number,
+    ttftNs: number,
+    latencyNs: number,
+  ): void {
     if (this.closed) return;
     const need = RECORD_FIXED + 4 * nIds;
     if (this.len + need > this.buf.length) this.grow(this.len + need);
@@ -66,7 +75,8 @@ export class JournalWriter {
     w[p + 3] = (firstToken & 0xff) | ((endpoint & 0xff) << 8);
     this.buf.writeDoubleLE(ttftNs, (p + 4) * 4);
     this.buf.writeDoubleLE(latencyNs, (p + 6) * 4);
-    if (nIds > 0 && ids !== null) this.i32.set(nIds === ids.length ? ids : ids.subarray(0, nIds), p + (PAYLOAD_FIXED >> 2));
+    if (nIds > 0 && ids !== null)
+      this.i32.set(nIds === ids.length ? ids : ids.subarray(0, nIds), p + (PAYLOAD_FIXED >> 2));
     const end = p + (PAYLOAD_FIXED >> 2) + nIds;
     w[end] = wordChecksum(w, p, end);
     this.len = (end + 1) * 4;

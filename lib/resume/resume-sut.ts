@@ -29,7 +29,10 @@ export class ResumeWrapper {
   private readonly unloaded: Uint8Array;
   private unloadedCount = 0;
 
-  constructor(inner: { sut: SystemUnderTest; qsl: QuerySampleLibrary }, private readonly o: ResumeWrapOptions) {
+  constructor(
+    inner: { sut: SystemUnderTest; qsl: QuerySampleLibrary },
+    private readonly o: ResumeWrapOptions,
+  ) {
     this.unloaded = new Uint8Array(inner.qsl.totalSampleCount);
     this.sut = {
       name: inner.sut.name,
@@ -86,9 +89,15 @@ export class ResumeWrapper {
         continue;
       }
       if (r.firstToken !== FIRST_TOKEN_ABSENT) {
-        (firsts ??= []).push(r.firstToken === FIRST_TOKEN_DATA && r.data.length >= 4 ? { id: s.id, data: r.data.subarray(0, 4) } : { id: s.id });
+        (firsts ??= []).push(
+          r.firstToken === FIRST_TOKEN_DATA && r.data.length >= 4
+            ? { id: s.id, data: r.data.subarray(0, 4) }
+            : { id: s.id },
+        );
       }
-      (dones ??= []).push(r.data.length > 0 ? { id: s.id, data: r.data, nTokens: r.nTokens } : { id: s.id, nTokens: r.nTokens });
+      (dones ??= []).push(
+        r.data.length > 0 ? { id: s.id, data: r.data, nTokens: r.nTokens } : { id: s.id, nTokens: r.nTokens },
+      );
       this.restoredTokens += r.nTokens;
     }
     // The servers' share first, so they start working at once.

@@ -59,11 +59,14 @@ export function configDifferences(was: RunConfig, now: RunConfig): string[] {
     if (a !== b) out.push(`setting ${k}: ${a ?? 'unset'} then, ${b ?? 'unset'} now`);
   }
   if (was.dataset?.sha256 !== now.dataset.sha256 || was.dataset?.size !== now.dataset.size) {
-    out.push(`dataset: ${was.dataset?.name} (${was.dataset?.size} samples) then, ${now.dataset.name} (${now.dataset.size} samples) now, with other prompts`);
+    out.push(
+      `dataset: ${was.dataset?.name} (${was.dataset?.size} samples) then, ${now.dataset.name} (${now.dataset.size} samples) now, with other prompts`,
+    );
   }
   for (const k of ['model', 'backend', 'api', 'benchmark'] as const) {
     if (was[k] !== now[k]) out.push(`${k}: ${String(was[k])} then, ${String(now[k])} now`);
   }
-  if (canonicalJson(was.sampling) !== canonicalJson(now.sampling)) out.push(`sampling: ${canonicalJson(was.sampling)} then, ${canonicalJson(now.sampling)} now`);
+  if (canonicalJson(was.sampling) !== canonicalJson(now.sampling))
+    out.push(`sampling: ${canonicalJson(was.sampling)} then, ${canonicalJson(now.sampling)} now`);
   return out;
 }

@@ -34,7 +34,10 @@ export function writeRunState(dir: string, s: RunState): void {
   const path = join(dir, RUN_STATE_FILE);
   const tmp = `${path}.tmp-${process.pid}`;
   // The note can quote an error: through the redaction rule.
-  writeFileSync(tmp, scrubText(JSON.stringify({ ...s, note: s.note === null ? null : redactText(s.note) }, null, 2)) + '\n');
+  writeFileSync(
+    tmp,
+    scrubText(JSON.stringify({ ...s, note: s.note === null ? null : redactText(s.note) }, null, 2)) + '\n',
+  );
   renameSync(tmp, path);
 }
 

@@ -61,7 +61,8 @@ export function checkOutputDir(outdir: string): string {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // ENOTDIR: a file on the way up; the walk stops at it.
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') fail(outdir, `${at}: ${code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        fail(outdir, `${at}: ${code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
       const up = dirname(at);
       if (up === at) fail(outdir, 'no part of the path exists');
       at = up;
@@ -82,7 +83,8 @@ export function checkOutputDir(outdir: string): string {
     if (err instanceof UsageError) throw err;
     // statfs unavailable: the path check above stands.
   }
-  if (!statSync(at).isDirectory()) fail(outdir, at === abs ? 'a file is in the way (not a directory)' : `${at} is a file, not a directory`);
+  if (!statSync(at).isDirectory())
+    fail(outdir, at === abs ? 'a file is in the way (not a directory)' : `${at} is a file, not a directory`);
   try {
     accessSync(at, constants.W_OK | constants.X_OK);
   } catch {
@@ -98,7 +100,14 @@ export function createOutputDir(outdir: string): string {
     mkdirSync(abs, { recursive: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    fail(outdir, code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code === 'EACCES' ? 'not writable' : (err as Error).message);
+    fail(
+      outdir,
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'a file is in the way'
+        : code === 'EACCES'
+          ? 'not writable'
+          : (err as Error).message,
+    );
   }
   return abs;
 }

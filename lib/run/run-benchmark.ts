@@ -54,35 +54,55 @@ function isDataset(d: unknown): d is Dataset {
   return !!d && typeof (d as Dataset).prompt === 'function';
 }
 
-async function buildDataset(o: RunBenchmarkOptions, log: (m: string) => void): Promise<{ dataset: Dataset; path: string | null; preset: string | null }> {
+async function buildDataset(
+  o: RunBenchmarkOptions,
+  log: (m: string) => void,
+): Promise<{ dataset: Dataset; path: string | null; preset: string | null }> {
   const d = o.dataset;
   if (isDataset(d)) {
     // An opened file keeps its path and preset in the record.
     const opened = d as Partial<LoadedDataset>;
-    return { dataset: d, path: typeof opened.path === 'string' ? resolve(opened.path) : null, preset: opened.preset?.name ?? null };
+    return {
+      dataset: d,
+      path: typeof opened.path === 'string' ? resolve(opened.path) : null,
+      preset: opened.preset?.name ?? null,
+    };
   }
   if (d === undefined || 'synthetic' in d) {
     const spec = { ...SYNTHETIC_DEFAULTS, ...(d && 'synthetic' in d ? d.synthetic : {}) };
     const ds = syntheticDataset({ name: 'synthetic', ...spec });
     const len = (l: unknown) => (typeof l === 'number' ? String(l) : JSON.stringify(l));
-    if (d === undefined) log(`dataset: synthetic, ${ds.size} prompts of ${len(spec.inputLength)} tokens, up to ${len(spec.outputLength)} output tokens (give --dataset for real prompts)`);
+    if (d === undefined)
+      log(
+        `dataset: synthetic, ${ds.size} prompts of ${len(spec.inputLength)} tokens, up to ${len(spec.outputLength)} output tokens (give --dataset for real prompts)`,
+      );
     return { dataset: ds, path: null, preset: null };
   }
   const { path, ...rest } = d;
   // The benchmark's dataset preset applies to its file unless another preset is named.
-  const preset = rest.preset ?? (o.benchmark && DATASET_PRESETS[presetKey(o.benchmark)] ? presetKey(o.benchmark) : undefined);
+  const preset =
+    rest.preset ?? (o.benchmark && DATASET_PRESETS[presetKey(o.benchmark)] ? presetKey(o.benchmark) : undefined);
   const ds = await openDataset(path, { ...rest, ...(preset ? { preset } : {}) });
   for (const n of ds.notes) log(`dataset: ${n}`);
-  const cols = Object.entries(ds.columns).map(([role, col]) => `${role}=${col}`).join(', ');
+  const cols = Object.entries(ds.columns)
+    .map(([role, col]) => `${role}=${col}`)
+    .join(', ');
   log(`dataset: ${path}: ${ds.size} samples (${ds.format}; ${cols || 'template'})`);
   return { dataset: ds, path: resolve(path), preset: preset ?? null };
 }
 
 /** Splits a total in-flight cap over the endpoints (each gets at least 1). */
-export function splitConcurrency(endpoints: readonly (string | EndpointConfig)[], concurrency: number | undefined): (string | EndpointConfig)[] {
+export function splitConcurrency(
+  endpoints: readonly (string | EndpointConfig)[],
+  concurrency: number | undefined,
+): (string | EndpointConfig)[] {
   if (concurrency === undefined) return [...endpoints];
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be an integer >= 1, got ${String(concurrency)}`);
-  if (concurrency < endpoints.length) throw new UsageError(`--concurrency ${concurrency} is less than the number of endpoints (${endpoints.length}): each needs at least 1`);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new UsageError(`--concurrency must be an integer >= 1, got ${String(concurrency)}`);
+  if (concurrency < endpoints.length)
+    throw new UsageError(
+      `--concurrency ${concurrency} is less than the number of endpoints (${endpoints.length}): each needs at least 1`,
+    );
   const k = endpoints.length;
   return endpoints.map((e, i) => {
     const c: EndpointConfig = typeof e === 'string' ? { url: e } : { ...e };
@@ -124,12 +144,19 @@ export function countUnsummarized(result: TestResult, report: SutReport | null, 
 
 /** The adapter's timeouts and retries, refused before anything starts (createLlmSut would only see them after the simulator is up). */
 function checkRequestLimits(o: Pick<RunBenchmarkOptions, 'timeouts' | 'retry'>): void {
-  for (const [k, flag] of [['firstByteMs', '--timeout-first-byte'], ['idleMs', '--timeout-idle'], ['totalMs', '--timeout-total'], ['connectMs', 'timeouts.connectMs']] as const) {
+  for (const [k, flag] of [
+    ['firstByteMs', '--timeout-first-byte'],
+    ['idleMs', '--timeout-idle'],
+    ['totalMs', '--timeout-total'],
+    ['connectMs', 'timeouts.connectMs'],
+  ] as const) {
     const v = o.timeouts?.[k];
-    if (v !== undefined && !(typeof v === 'number' && v > 0 && v <= 2 ** 31 - 1)) throw new UsageError(`${flag} (timeouts.${k}) must be a number of milliseconds > 0, got ${String(v)}`);
+    if (v !== undefined && !(typeof v === 'number' && v > 0 && v <= 2 ** 31 - 1))
+      throw new UsageError(`${flag} (timeouts.${k}) must be a number of milliseconds > 0, got ${String(v)}`);
   }
   const n = o.retry?.maxRetries;
-  if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) throw new UsageError(`--retries (retry.maxRetries) must be an integer >= 0, got ${String(n)}`);
+  if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0))
+    throw new UsageError(`--retries (retry.maxRetries) must be an integer >= 0, got ${String(n)}`);
 }
 
 /** results.json as text when the files were not written (it is what writeRunOutputs writes). */
@@ -145,7 +172,9 @@ export async function writeRunFiles(record: RunRecord): Promise<string[]> {
 /** The version in @x/loadgen's package.json. */
 function packageVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+    return (
+      (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown'
+    );
   } catch {
     return 'unknown';
   }
@@ -160,9 +189,12 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   registerSecret(options.apiKey);
   const stage = options.onStage ?? (() => undefined);
   if (!['SingleStream', 'MultiStream', 'Server', 'Offline'].includes(options.scenario)) {
-    throw new UsageError(`scenario must be SingleStream, MultiStream, Server or Offline, got ${String(options.scenario)}`);
+    throw new UsageError(
+      `scenario must be SingleStream, MultiStream, Server or Offline, got ${String(options.scenario)}`,
+    );
   }
-  if (typeof options.outdir !== 'string' || options.outdir === '') throw new UsageError('an output directory is required');
+  if (typeof options.outdir !== 'string' || options.outdir === '')
+    throw new UsageError('an output directory is required');
   const endpointsIn = options.endpoints ?? [];
   const simulated = endpointsIn.length === 0;
   checkEndpoints(endpointsIn);
@@ -170,7 +202,9 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     throw new UsageError(`--workers must be an integer >= 0, got ${String(options.workers)}`);
   }
   if (options.api === 'generate' && (options.backend === 'vllm' || options.backend === 'openai')) {
-    throw new UsageError(`the generate API is SGLang's native route; backend ${options.backend} does not have it (use --api completions or chat)`);
+    throw new UsageError(
+      `the generate API is SGLang's native route; backend ${options.backend} does not have it (use --api completions or chat)`,
+    );
   }
   checkRequestLimits(options);
   const composed = composeSettings(options, simulated);
@@ -179,13 +213,17 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   const outdir = checkOutputDir(options.outdir);
   if (options.tokenizer !== undefined) await checkTokenizer(options.tokenizer);
   // Conversations: replay gives the dataset (chat API), live a SUT of its own (lib/multiturn/run-conversations.ts).
-  const conversations = options.conversations ? await openConversations(options, settings, composed.userFields, log) : null;
+  const conversations = options.conversations
+    ? await openConversations(options, settings, composed.userFields, log)
+    : null;
   if (conversations) options = conversations.options;
   const { dataset, path: datasetPath, preset } = await buildDataset(options, log);
   // Journal, resume, budget and pricing checks: refusals come before any server is touched.
   const extras = RunExtras.prepare(options, settings, outdir, dataset, simulated ? 1 : endpointsIn.length, log);
   if (settings.performanceSampleCountOverride > dataset.size) {
-    log(`note: the benchmark's performance sample count is ${settings.performanceSampleCountOverride}; the dataset has ${dataset.size} samples, so the run uses ${dataset.size}`);
+    log(
+      `note: the benchmark's performance sample count is ${settings.performanceSampleCountOverride}; the dataset has ${dataset.size} samples, so the run uses ${dataset.size}`,
+    );
   }
   createOutputDir(outdir);
 
@@ -194,60 +232,106 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   try {
     let endpoints: (string | EndpointConfig)[] = [...endpointsIn];
     if (simulated) {
-      const flavor = options.simulator?.flavor ?? (options.backend === 'sglang' || options.api === 'generate' ? 'sglang' : 'vllm');
+      const flavor =
+        options.simulator?.flavor ?? (options.backend === 'sglang' || options.api === 'generate' ? 'sglang' : 'vllm');
       try {
         sim = await startSimulator({ ...SIMULATOR_DEFAULTS, flavor, ...(options.simulator ?? {}) });
       } catch (err) {
         throw new UsageError(`simulator: ${(err as Error).message}`);
       }
-      log(`simulated run: no --endpoint given, so a built-in ${flavor} simulator serves '${options.simulator?.model ?? SIMULATOR_DEFAULTS.model}' at ${sim.url}`);
+      log(
+        `simulated run: no --endpoint given, so a built-in ${flavor} simulator serves '${options.simulator?.model ?? SIMULATOR_DEFAULTS.model}' at ${sim.url}`,
+      );
       endpoints = [sim.url];
     }
     for (const n of composed.notes) log(n);
-    if (!simulated && settings.scenario === 'Server' && !composed.userFields.has('serverTargetQps') && settings.serverTargetQps === 1) {
+    if (
+      !simulated &&
+      settings.scenario === 'Server' &&
+      !composed.userFields.has('serverTargetQps') &&
+      settings.serverTargetQps === 1
+    ) {
       log('note: Server at the default target of 1 QPS: set --target-qps');
     }
-    const benchmarkPreset = options.benchmark && DATASET_PRESETS[presetKey(options.benchmark)] ? options.benchmark : undefined;
-    if (options.benchmark && !benchmarkPreset) log(`note: no reference sampling values are known for ${options.benchmark}; the adapter's defaults apply`);
-    if (conversations?.mode === 'live' && (options.timeouts || options.retry)) log('note: --timeout-* and --retries apply to the request adapter; live multi-turn conversations keep their own 300 s per-request timeout');
-    if (conversations?.mode === 'live' && options.busyPoll) log('note: --busy-poll applies to the adapter\'s worker threads; live multi-turn conversations run on the main thread and sleep between events');
+    const benchmarkPreset =
+      options.benchmark && DATASET_PRESETS[presetKey(options.benchmark)] ? options.benchmark : undefined;
+    if (options.benchmark && !benchmarkPreset)
+      log(`note: no reference sampling values are known for ${options.benchmark}; the adapter's defaults apply`);
+    if (conversations?.mode === 'live' && (options.timeouts || options.retry))
+      log(
+        'note: --timeout-* and --retries apply to the request adapter; live multi-turn conversations keep their own 300 s per-request timeout',
+      );
+    if (conversations?.mode === 'live' && options.busyPoll)
+      log(
+        "note: --busy-poll applies to the adapter's worker threads; live multi-turn conversations run on the main thread and sleep between events",
+      );
     try {
-      llm = conversations?.mode === 'live' ? await conversations.liveSut(splitConcurrency(endpoints, options.concurrency), log) : await createLlmSut({
-        endpoints: splitConcurrency(endpoints, options.concurrency),
-        dataset,
-        backend: options.backend ?? 'auto',
-        api: options.api,
-        model: options.model,
-        benchmark: benchmarkPreset,
-        sampling: options.sampling,
-        workers: options.workers,
-        busyPoll: options.busyPoll,
-        timeouts: options.timeouts,
-        retry: options.retry,
-        apiKey: options.apiKey,
-        recordTimings: true,
-        journal: extras.journalTarget,
-        counters: extras.counters,
-        onWarning: (m) => log(`warning: ${m}`),
-      });
+      llm =
+        conversations?.mode === 'live'
+          ? await conversations.liveSut(splitConcurrency(endpoints, options.concurrency), log)
+          : await createLlmSut({
+              endpoints: splitConcurrency(endpoints, options.concurrency),
+              dataset,
+              backend: options.backend ?? 'auto',
+              api: options.api,
+              model: options.model,
+              benchmark: benchmarkPreset,
+              sampling: options.sampling,
+              workers: options.workers,
+              busyPoll: options.busyPoll,
+              timeouts: options.timeouts,
+              retry: options.retry,
+              apiKey: options.apiKey,
+              recordTimings: true,
+              journal: extras.journalTarget,
+              counters: extras.counters,
+              onWarning: (m) => log(`warning: ${m}`),
+            });
     } catch (err) {
       if (err instanceof EndpointError) throw new EndpointFailure(err.message);
       if (err instanceof DatasetError) throw new UsageError(err.message);
       throw err;
     }
     const probes = llm.probes;
-    const endpointInfo: RunEndpointInfo[] = probes.map((p) => ({ url: p.url, backend: llm!.backend, api: llm!.api, model: llm!.model, serverVersion: p.version }));
-    log(`sut: ${llm.backend} ${llm.api} API, model '${llm.model}', ${probes.length} endpoint${probes.length > 1 ? 's' : ''} (${probes.filter((p) => p.healthy).length} healthy), token ids from ${llm.capabilities.tokenSource}`);
+    const endpointInfo: RunEndpointInfo[] = probes.map((p) => ({
+      url: p.url,
+      backend: llm!.backend,
+      api: llm!.api,
+      model: llm!.model,
+      serverVersion: p.version,
+    }));
+    log(
+      `sut: ${llm.backend} ${llm.api} API, model '${llm.model}', ${probes.length} endpoint${probes.length > 1 ? 's' : ''} (${probes.filter((p) => p.healthy).length} healthy), token ids from ${llm.capabilities.tokenSource}`,
+    );
 
-    const engineSide = await extras.begin(llm, endpoints.map((e) => (typeof e === 'string' ? e : e.url)), benchmarkPreset, options.sampling, options.command ? redactArgv(options.command) : null);
-    const sampler = new ProgressSampler(llm, settings, dataset.size, options.onProgress, log, extras.counters ? new Int32Array(extras.counters) : null);
+    const engineSide = await extras.begin(
+      llm,
+      endpoints.map((e) => (typeof e === 'string' ? e : e.url)),
+      benchmarkPreset,
+      options.sampling,
+      options.command ? redactArgv(options.command) : null,
+    );
+    const sampler = new ProgressSampler(
+      llm,
+      settings,
+      dataset.size,
+      options.onProgress,
+      log,
+      extras.counters ? new Int32Array(extras.counters) : null,
+    );
     const startedAt = new Date().toISOString();
     stage('test');
     const timer = setInterval(() => sampler.tick(), 1000);
     let result: TestResult;
     try {
       extras.testStarted();
-      result = await startTest(engineSide.sut, engineSide.qsl, settings, { outdir }, { handleSigint: options.handleSigint !== false, cpuIdleLatencyUs: options.cpuIdleLatencyUs });
+      result = await startTest(
+        engineSide.sut,
+        engineSide.qsl,
+        settings,
+        { outdir },
+        { handleSigint: options.handleSigint !== false, cpuIdleLatencyUs: options.cpuIdleLatencyUs },
+      );
     } catch (err) {
       if (err instanceof TestAbortedError) result = err.result;
       // A prompt the API cannot take (found while building request bodies) is the user's input.
@@ -292,7 +376,15 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     Object.assign(record, await extras.finish(llm, record));
     if (conversations) record.multiturn = conversations.report(llm, report);
     if (options.tokenizer !== undefined) {
-      if (modeIsScored(result.mode)) record.accuracy = await scoreRun(result, dataset, outdir, { tokenizer: options.tokenizer }, options.benchmark ?? null, log);
+      if (modeIsScored(result.mode))
+        record.accuracy = await scoreRun(
+          result,
+          dataset,
+          outdir,
+          { tokenizer: options.tokenizer },
+          options.benchmark ?? null,
+          log,
+        );
       else log('note: --tokenizer scores accuracy and submission runs; this performance run has no outputs to score');
     }
     if (options.writeOutputs !== false) await writeRunFiles(record);

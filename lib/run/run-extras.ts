@@ -67,12 +67,23 @@ export class RunExtras {
   ) {}
 
   /** Checks the options (usage errors before anything starts) and the journal's preconditions. */
-  static prepare(o: RunExtrasOptions, settings: TestSettings, outdir: string, dataset: Dataset, endpoints: number, log: (m: string) => void): RunExtras {
+  static prepare(
+    o: RunExtrasOptions,
+    settings: TestSettings,
+    outdir: string,
+    dataset: Dataset,
+    endpoints: number,
+    log: (m: string) => void,
+  ): RunExtras {
     const prices = resolvePricing(o.pricing, endpoints);
     const limits = checkBudgetLimits(o.budget, prices !== null);
     const interval = o.metricsIntervalMs ?? DEFAULT_METRICS_INTERVAL_MS;
-    if (!(typeof interval === 'number' && Number.isFinite(interval) && interval >= 0)) throw new UsageError(`--metrics-interval must be a number of seconds >= 0, got ${String(interval)}`);
-    const accuracySamples = settings.accuracySampleCountOverride > 0 ? Math.min(settings.accuracySampleCountOverride, dataset.size) : dataset.size;
+    if (!(typeof interval === 'number' && Number.isFinite(interval) && interval >= 0))
+      throw new UsageError(`--metrics-interval must be a number of seconds >= 0, got ${String(interval)}`);
+    const accuracySamples =
+      settings.accuracySampleCountOverride > 0
+        ? Math.min(settings.accuracySampleCountOverride, dataset.size)
+        : dataset.size;
     const journal = JournalSession.prepare({ outdir, resume: o.resume === true, mode: settings.mode, accuracySamples });
     return new RunExtras(o, settings, outdir, dataset, prices, limits, interval, journal, log);
   }
@@ -82,7 +93,13 @@ export class RunExtras {
   }
 
   /** With the SUT up: checks/starts the journal, takes the metrics baseline; returns what the engine gets. */
-  async begin(llm: LlmSut, urls: string[], benchmark: string | undefined, sampling: SamplingParams | undefined, command: string[] | null): Promise<{ sut: SystemUnderTest; qsl: QuerySampleLibrary }> {
+  async begin(
+    llm: LlmSut,
+    urls: string[],
+    benchmark: string | undefined,
+    sampling: SamplingParams | undefined,
+    command: string[] | null,
+  ): Promise<{ sut: SystemUnderTest; qsl: QuerySampleLibrary }> {
     // Records name endpoints without credentials; the scraper takes them from the URLs.
     this.urls = urls.map((u) => splitEndpointCredentials(u).url);
     let target: { sut: SystemUnderTest; qsl: QuerySampleLibrary } = llm;
@@ -101,20 +118,47 @@ export class RunExtras {
       );
       target = this.journal.wrap(llm);
       const n = this.journal.restorable;
-      if (this.journal.resume) this.log(`resume: ${n} of ${this.journal.accuracySamples} accuracy samples come from the journal; the other ${Math.max(0, this.journal.accuracySamples - n)} go to the servers`);
-      else this.log(`journal: completed samples are kept in ${this.journal.dir} (resume an interrupted run with --resume ${this.outdir})`);
+      if (this.journal.resume)
+        this.log(
+          `resume: ${n} of ${this.journal.accuracySamples} accuracy samples come from the journal; the other ${Math.max(0, this.journal.accuracySamples - n)} go to the servers`,
+        );
+      else
+        this.log(
+          `journal: completed samples are kept in ${this.journal.dir} (resume an interrupted run with --resume ${this.outdir})`,
+        );
     }
     if (this.intervalMs > 0 && urls.length > 0) {
-      this.scraper = new MetricsScraper({ urls, intervalMs: this.intervalMs, headers: this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : undefined });
+      this.scraper = new MetricsScraper({
+        urls,
+        intervalMs: this.intervalMs,
+        headers: this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : undefined,
+      });
       await this.scraper.scrapeAll();
       this.scraper.start();
     }
-    if (this.limits) this.budget = new BudgetMonitor(this.limits, this.prices ? this.prices.reduce((a, p) => a + p.dollarsPerHour, 0) : null, this.live, (reason) => {
-      this.log(`stopping: ${reason}`);
-      abortTest(reason);
-    });
+    if (this.limits)
+      this.budget = new BudgetMonitor(
+        this.limits,
+        this.prices ? this.prices.reduce((a, p) => a + p.dollarsPerHour, 0) : null,
+        this.live,
+        (reason) => {
+          this.log(`stopping: ${reason}`);
+          abortTest(reason);
+        },
+      );
     const now = new Date().toISOString();
-    this.state = { schema: '@x/loadgen/run-state', state: 'running', pid: process.pid, mode: this.settings.mode, scenario: this.settings.scenario, startedAt: now, updatedAt: now, resumable: this.journal !== null, progress: null, note: null };
+    this.state = {
+      schema: '@x/loadgen/run-state',
+      state: 'running',
+      pid: process.pid,
+      mode: this.settings.mode,
+      scenario: this.settings.scenario,
+      startedAt: now,
+      updatedAt: now,
+      resumable: this.journal !== null,
+      progress: null,
+      note: null,
+    };
     writeRunState(this.outdir, this.state);
     return target;
   }
@@ -132,7 +176,11 @@ export class RunExtras {
     this.budget?.check(this.elapsedMs);
     if (this.state && this.elapsedMs - this.lastStateAt >= STATE_EVERY_MS) {
       this.lastStateAt = this.elapsedMs;
-      this.state = { ...this.state, updatedAt: new Date().toISOString(), progress: { issued: p.issuedSamples, completed: p.completedSamples, elapsedMs: Math.round(this.elapsedMs) } };
+      this.state = {
+        ...this.state,
+        updatedAt: new Date().toISOString(),
+        progress: { issued: p.issuedSamples, completed: p.completedSamples, elapsedMs: Math.round(this.elapsedMs) },
+      };
       try {
         writeRunState(this.outdir, this.state);
       } catch {
@@ -161,7 +209,9 @@ export class RunExtras {
     const goodput = countGoodput(timings, goodputTargets(record.settings));
     out.goodput = goodput;
     const billed = (Date.parse(record.endedAt) - Date.parse(record.startedAt)) / 1000;
-    out.cost = this.prices ? computeCost(this.prices, this.urls, Number.isFinite(billed) ? billed : 0, tokens, goodput) : null;
+    out.cost = this.prices
+      ? computeCost(this.prices, this.urls, Number.isFinite(billed) ? billed : 0, tokens, goodput)
+      : null;
     if (this.budget) {
       this.budget.check(Number.isFinite(billed) ? billed * 1000 : this.elapsedMs, false);
       out.budget = this.budget.report();
@@ -172,7 +222,13 @@ export class RunExtras {
         endpoints: this.urls.map((url, i) => {
           const ep = record.sut?.endpoints[i];
           const t = tokens.endpoints[i];
-          const m = summarizeSeries(url, this.scraper!.series[i], t ? { outputTokens: t.outputTokens, promptTokens: t.promptTokens, completed: ep?.completed ?? t.samples } : null);
+          const m = summarizeSeries(
+            url,
+            this.scraper!.series[i],
+            t
+              ? { outputTokens: t.outputTokens, promptTokens: t.promptTokens, completed: ep?.completed ?? t.samples }
+              : null,
+          );
           // Points timed from the test's start, like the run's timeline (the baseline scrape comes just before it).
           const offset = this.testStartMs > 0 ? this.testStartMs - this.scraper!.t0 : 0;
           m.points = m.points.map((p) => ({ ...p, tMs: Math.round(p.tMs - offset) }));
@@ -181,8 +237,12 @@ export class RunExtras {
       };
       out.serverMetrics = report;
       for (const e of report.endpoints) {
-        if (e.scrapes === 0) this.log(`note: ${e.url}: /metrics did not answer (${e.lastError ?? 'no reply'}): no server metrics for it (SGLang serves them with --enable-metrics)`);
-        else if (e.flavor === null) this.log(`note: ${e.url}: /metrics has no vLLM or SGLang metric names: no server metrics for it`);
+        if (e.scrapes === 0)
+          this.log(
+            `note: ${e.url}: /metrics did not answer (${e.lastError ?? 'no reply'}): no server metrics for it (SGLang serves them with --enable-metrics)`,
+          );
+        else if (e.flavor === null)
+          this.log(`note: ${e.url}: /metrics has no vLLM or SGLang metric names: no server metrics for it`);
       }
     } else out.serverMetrics = null;
     this.writeFinalState(record, out);
@@ -209,7 +269,13 @@ export class RunExtras {
     try {
       // The finished test's totals (every pass; the summary's counts are 0 for accuracy passes and aborted tests).
       const p = native.progress();
-      writeRunState(this.outdir, { ...this.state, state, note, updatedAt: new Date().toISOString(), progress: { issued: p.issuedSamples, completed: p.completedSamples, elapsedMs: Math.round(this.elapsedMs) } });
+      writeRunState(this.outdir, {
+        ...this.state,
+        state,
+        note,
+        updatedAt: new Date().toISOString(),
+        progress: { issued: p.issuedSamples, completed: p.completedSamples, elapsedMs: Math.round(this.elapsedMs) },
+      });
     } catch (err) {
       this.log(`warning: run-state.json could not be written: ${(err as Error).message}`);
     }

@@ -17,18 +17,30 @@ export interface FleetRunOptions {
 }
 
 /** Starts the servers, runs runBenchmark against them (plus any other endpoints), stops them; the record has `servers`. */
-export async function runWithFleet(specs: readonly ServerSpec[], options: RunBenchmarkOptions, fo: FleetRunOptions = {}): Promise<RunRecord> {
-  if (options.simulator !== undefined) throw new UsageError("'simulator' options are for the built-in simulator; with servers:, use backend: simulator and its simulator: map");
+export async function runWithFleet(
+  specs: readonly ServerSpec[],
+  options: RunBenchmarkOptions,
+  fo: FleetRunOptions = {},
+): Promise<RunRecord> {
+  if (options.simulator !== undefined)
+    throw new UsageError(
+      "'simulator' options are for the built-in simulator; with servers:, use backend: simulator and its simulator: map",
+    );
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   // The servers' logs go into it (a pseudo filesystem or unwritable parent is refused here).
   const outdir = createOutputDir(options.outdir);
   const fleet = await Fleet.start(specs, { outdir, log, progressEveryMs: fo.progressEveryMs });
   try {
     const { runBenchmark, writeRunFiles } = await import('./run-benchmark.js');
-    const record = await runBenchmark({ ...options, endpoints: [...(options.endpoints ?? []), ...fleet.endpoints()], writeOutputs: false });
+    const record = await runBenchmark({
+      ...options,
+      endpoints: [...(options.endpoints ?? []), ...fleet.endpoints()],
+      writeOutputs: false,
+    });
     await fleet.stop();
     record.servers = fleet.record();
-    for (const e of record.servers.events) if (e.kind === 'crashed') log(`note: ${e.message} (recorded in results.json, servers.events)`);
+    for (const e of record.servers.events)
+      if (e.kind === 'crashed') log(`note: ${e.message} (recorded in results.json, servers.events)`);
     if (options.writeOutputs !== false) await writeRunFiles(record);
     return record;
   } finally {

@@ -3,13 +3,26 @@
 // the simulator's quick-run defaults, the target QPS, the overrides).
 import { UsageError } from '../core/errors.js';
 import { builtinBenchmarks, loadSettings } from '../core/load-settings.js';
-import { defaultTestSettings, toEngineSettings, type TestMode, type TestScenario, type TestSettings } from '../core/settings.js';
+import {
+  defaultTestSettings,
+  toEngineSettings,
+  type TestMode,
+  type TestScenario,
+  type TestSettings,
+} from '../core/settings.js';
 import type { OpenDatasetOptions } from '../dataset/open.js';
 import type { SyntheticOptions } from '../dataset/synthetic.js';
 import type { Dataset } from '../dataset/types.js';
 import type { ConversationsSpec } from '../multiturn/run-conversations.js';
 import type { SimulatorOptions } from '../sim/types.js';
-import type { Backend, EndpointConfig, RetryOptions, SamplingParams, TimeoutOptions, WireApiName } from '../sut/types.js';
+import type {
+  Backend,
+  EndpointConfig,
+  RetryOptions,
+  SamplingParams,
+  TimeoutOptions,
+  WireApiName,
+} from '../sut/types.js';
 import type { RunExtrasOptions } from './run-extras.js';
 
 /** A dataset file to open (see openDataset), or synthetic prompts. */
@@ -130,7 +143,15 @@ export const GENERIC_LLM_BOUNDS: Readonly<Partial<TestSettings>> = Object.freeze
   tpotLatencyNs: 100_000_000,
 });
 
-const SEED_FIELDS = ['qslRngSeed', 'sampleIndexRngSeed', 'scheduleRngSeed', 'accuracyLogRngSeed', 'test05QslRngSeed', 'test05SampleIndexRngSeed', 'test05ScheduleRngSeed'] as const;
+const SEED_FIELDS = [
+  'qslRngSeed',
+  'sampleIndexRngSeed',
+  'scheduleRngSeed',
+  'accuracyLogRngSeed',
+  'test05QslRngSeed',
+  'test05SampleIndexRngSeed',
+  'test05ScheduleRngSeed',
+] as const;
 
 /** The fields whose values differ between two settings objects. */
 function changedFields(a: TestSettings, b: TestSettings): Set<string> {
@@ -152,12 +173,21 @@ export interface ComposedSettings {
  * the simulator's quick-run defaults where the user chose nothing, the
  * target QPS, then the overrides.
  */
-export function composeSettings(o: Pick<RunBenchmarkOptions, 'scenario' | 'mode' | 'benchmark' | 'mlperfConf' | 'userConf' | 'settings' | 'targetQps'>, simulated: boolean): ComposedSettings {
+export function composeSettings(
+  o: Pick<
+    RunBenchmarkOptions,
+    'scenario' | 'mode' | 'benchmark' | 'mlperfConf' | 'userConf' | 'settings' | 'targetQps'
+  >,
+  simulated: boolean,
+): ComposedSettings {
   const notes: string[] = [];
   const scenario = o.scenario;
-  if (o.mlperfConf !== undefined && o.benchmark === undefined) throw new UsageError('--mlperf-conf needs --benchmark (the model key whose entries to read)');
+  if (o.mlperfConf !== undefined && o.benchmark === undefined)
+    throw new UsageError('--mlperf-conf needs --benchmark (the model key whose entries to read)');
   if (o.benchmark !== undefined && o.mlperfConf === undefined && !builtinBenchmarks().includes(o.benchmark)) {
-    throw new UsageError(`unknown benchmark '${o.benchmark}'; the built-in table has: ${builtinBenchmarks().join(', ')} (or give --mlperf-conf)`);
+    throw new UsageError(
+      `unknown benchmark '${o.benchmark}'; the built-in table has: ${builtinBenchmarks().join(', ')} (or give --mlperf-conf)`,
+    );
   }
   // No benchmark: entries for model '*' only; a name no table uses.
   const model = o.benchmark ?? '*';
@@ -165,7 +195,9 @@ export function composeSettings(o: Pick<RunBenchmarkOptions, 'scenario' | 'mode'
   let settings: TestSettings;
   let userFields = new Set<string>();
   if (o.benchmark !== undefined) {
-    settings = o.userConf ? loadSettings({ model, scenario, mlperfConf: o.mlperfConf, userConf: o.userConf }) : official;
+    settings = o.userConf
+      ? loadSettings({ model, scenario, mlperfConf: o.mlperfConf, userConf: o.userConf })
+      : official;
     if (o.userConf) userFields = changedFields(settings, official);
   } else {
     // The API defaults with the official seeds (every MLPerf run reads them
@@ -178,12 +210,14 @@ export function composeSettings(o: Pick<RunBenchmarkOptions, 'scenario' | 'mode'
     if (o.userConf) {
       const withUser = loadSettings({ model, scenario, userConf: o.userConf });
       userFields = changedFields(withUser, official);
-      for (const f of userFields) (settings as unknown as Record<string, unknown>)[f] = (withUser as unknown as Record<string, unknown>)[f];
+      for (const f of userFields)
+        (settings as unknown as Record<string, unknown>)[f] = (withUser as unknown as Record<string, unknown>)[f];
     }
   }
   for (const k of Object.keys(o.settings ?? {})) userFields.add(k);
   if (o.targetQps !== undefined) {
-    if (!(typeof o.targetQps === 'number' && o.targetQps > 0 && Number.isFinite(o.targetQps))) throw new UsageError(`--target-qps must be a number > 0, got ${String(o.targetQps)}`);
+    if (!(typeof o.targetQps === 'number' && o.targetQps > 0 && Number.isFinite(o.targetQps)))
+      throw new UsageError(`--target-qps must be a number > 0, got ${String(o.targetQps)}`);
     if (scenario === 'Server') settings.serverTargetQps = o.targetQps;
     else if (scenario === 'Offline') settings.offlineExpectedQps = o.targetQps;
     else throw new UsageError(`--target-qps applies to the Server and Offline scenarios, not ${scenario}`);
@@ -198,12 +232,14 @@ export function composeSettings(o: Pick<RunBenchmarkOptions, 'scenario' | 'mode'
       (settings as unknown as Record<string, unknown>)[k] = v;
       applied.push(`${k}=${String(v)}`);
     }
-    if (applied.length) notes.push(`simulated-run defaults: ${applied.join(', ')} (override with --set or --target-qps)`);
+    if (applied.length)
+      notes.push(`simulated-run defaults: ${applied.join(', ')} (override with --set or --target-qps)`);
   }
   Object.assign(settings, o.settings ?? {});
   settings.scenario = scenario;
   if (o.mode !== undefined) settings.mode = o.mode;
-  if (settings.mode === 'FindPeakPerformance' && scenario !== 'Server') throw new UsageError('find-peak mode needs the Server scenario');
+  if (settings.mode === 'FindPeakPerformance' && scenario !== 'Server')
+    throw new UsageError('find-peak mode needs the Server scenario');
   // Seeds as decimal strings: the settings go into results.json as they are.
   for (const f of SEED_FIELDS) (settings as unknown as Record<string, unknown>)[f] = String(settings[f]);
   // Refuse a bad value now, before a simulator or a server is touched.

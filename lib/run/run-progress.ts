@@ -8,7 +8,11 @@ import type { SampleTiming } from '../sut/types.js';
 import type { RunProgress } from './run-options.js';
 
 /** Adds output tokens and failures to the timeline from the per-sample timings (exact, after the run). */
-export function fillTimeline(points: TimelinePoint[], startNs: number | null, timings: readonly SampleTiming[] | undefined): void {
+export function fillTimeline(
+  points: TimelinePoint[],
+  startNs: number | null,
+  timings: readonly SampleTiming[] | undefined,
+): void {
   if (startNs === null || !timings || timings.length === 0) return;
   const ends = timings.filter((t) => Number.isFinite(t.endNs)).sort((a, b) => a.endNs - b.endNs);
   let i = 0;
@@ -27,7 +31,11 @@ export function fillTimeline(points: TimelinePoint[], startNs: number | null, ti
 }
 
 /** Estimated time left, from the settings and the progress so far; null when it cannot be told. */
-export function estimateRemainingMs(s: TestSettings, datasetSize: number, p: { elapsedMs: number; issued: number; completed: number; qps: number }): number | null {
+export function estimateRemainingMs(
+  s: TestSettings,
+  datasetSize: number,
+  p: { elapsedMs: number; issued: number; completed: number; qps: number },
+): number | null {
   const left = Math.max(0, s.minDurationMs - p.elapsedMs);
   if (s.mode === 'AccuracyOnly') {
     const total = s.accuracySampleCountOverride || datasetSize;
@@ -55,7 +63,8 @@ export class ProgressSampler {
   readonly timeline: TimelinePoint[] = [];
   /** The test's start on the engine's clock (ns), once known. */
   startNs: number | null = null;
-  private last: { atMs: number; tokens: number; errors: number; requestErrors: number; completed: number } | null = null;
+  private last: { atMs: number; tokens: number; errors: number; requestErrors: number; completed: number } | null =
+    null;
   private prev: { atMs: number; tokens: number } | null = null;
   private reportEveryMs = 2000;
   private nextReportAt = 0;
@@ -78,7 +87,13 @@ export class ProgressSampler {
     if (this.live !== null) {
       // The adapter's shared counters: no report (which copies every per-sample array) mid-run.
       this.prev = this.last;
-      this.last = { atMs, tokens: this.live[0], errors: this.live[2], requestErrors: this.live.length > 3 ? this.live[3] : this.live[2], completed: this.live[1] };
+      this.last = {
+        atMs,
+        tokens: this.live[0],
+        errors: this.live[2],
+        requestErrors: this.live.length > 3 ? this.live[3] : this.live[2],
+        completed: this.live[1],
+      };
       return;
     }
     if (this.busy) return;
@@ -91,7 +106,13 @@ export class ProgressSampler {
         this.prev = this.last;
         const tokens = r.endpoints.reduce((a, e) => a + e.outputTokens, 0);
         const requestErrors = r.endpoints.reduce((a, e) => a + e.errors, 0);
-        this.last = { atMs, tokens, errors: r.samples.failed, requestErrors: Math.max(requestErrors, r.samples.failed), completed: r.samples.completed - r.samples.failed };
+        this.last = {
+          atMs,
+          tokens,
+          errors: r.samples.failed,
+          requestErrors: Math.max(requestErrors, r.samples.failed),
+          completed: r.samples.completed - r.samples.failed,
+        };
       })
       .catch(() => undefined)
       .finally(() => {
@@ -105,12 +126,22 @@ export class ProgressSampler {
     const elapsedMs = p.elapsedNs / 1e6;
     this.startNs ??= native.nowNs() - p.elapsedNs;
     const inFlight = p.issuedSamples - p.completedSamples;
-    this.timeline.push({ tMs: Math.round(elapsedMs), issuedSamples: p.issuedSamples, completedSamples: p.completedSamples, inFlight, outputTokens: this.last?.tokens ?? 0, errors: this.last?.errors ?? 0 });
+    this.timeline.push({
+      tMs: Math.round(elapsedMs),
+      issuedSamples: p.issuedSamples,
+      completedSamples: p.completedSamples,
+      inFlight,
+      outputTokens: this.last?.tokens ?? 0,
+      errors: this.last?.errors ?? 0,
+    });
     // The sample rate over the last ~5 ticks.
     this.window.push({ t: elapsedMs, completed: p.completedSamples });
     if (this.window.length > 6) this.window.shift();
     const w0 = this.window[0];
-    const qps = this.window.length > 1 && elapsedMs > w0.t ? ((p.completedSamples - w0.completed) * 1000) / (elapsedMs - w0.t) : 0;
+    const qps =
+      this.window.length > 1 && elapsedMs > w0.t
+        ? ((p.completedSamples - w0.completed) * 1000) / (elapsedMs - w0.t)
+        : 0;
     // Ticks come about 1 s apart: a little slack keeps a 2 s period from becoming 3 s.
     if (elapsedMs + 100 >= this.nextReportAt) {
       this.nextReportAt = elapsedMs + this.reportEveryMs;
@@ -133,7 +164,12 @@ export class ProgressSampler {
         tokensPerSecond: tps,
         errors: last ? last.errors : null,
         requestErrors: last ? last.requestErrors : null,
-        remainingMs: estimateRemainingMs(this.settings, this.datasetSize, { elapsedMs, issued: p.issuedSamples, completed: p.completedSamples, qps }),
+        remainingMs: estimateRemainingMs(this.settings, this.datasetSize, {
+          elapsedMs,
+          issued: p.issuedSamples,
+          completed: p.completedSamples,
+          qps,
+        }),
       });
     } catch (err) {
       // A failing progress callback must not end the run.

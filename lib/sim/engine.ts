@@ -108,7 +108,8 @@ export class Engine {
   /** Frees the sequence's slot (or queue place) at once; it gets no more tokens. */
   abort(seq: Sequence): void {
     if (seq.state === 'running') this.running.delete(seq);
-    else if (seq.state === 'waiting') this.waitingCount--; // removed lazily from the queue
+    else if (seq.state === 'waiting')
+      this.waitingCount--; // removed lazily from the queue
     else if (seq.state !== 'new') return;
     seq.state = 'aborted';
   }

@@ -44,7 +44,10 @@ export class Exchange implements StepListener {
     this.opts = deps.opts;
     this.wire = new Wire(deps.opts, req);
     const f = reply.fault;
-    if (f && (f.kind === 'reset-during' || f.kind === 'stall' || f.kind === 'malformed-chunk' || f.kind === 'error-event')) {
+    if (
+      f &&
+      (f.kind === 'reset-during' || f.kind === 'stall' || f.kind === 'malformed-chunk' || f.kind === 'error-event')
+    ) {
       const afterTokens = f.afterTokens ?? 0;
       // A stall at 0 tokens is a stall before the headers (handled in start()).
       this.tokenFault = f.kind === 'stall' && afterTokens === 0 ? null : { kind: f.kind, afterTokens, ms: f.ms };
@@ -141,7 +144,13 @@ export class Exchange implements StepListener {
     const body = this.wire.nonStreamBody(this.choices, nowNs() - this.reply.record.receivedNs);
     this.reply.sendJson(200, body, {
       tokens,
-      errorFallback: () => errorBody(this.opts.flavor, this.req.api === 'generate' ? 'generate' : 'openai', 500, 'Simulated generation error'),
+      errorFallback: () =>
+        errorBody(
+          this.opts.flavor,
+          this.req.api === 'generate' ? 'generate' : 'openai',
+          500,
+          'Simulated generation error',
+        ),
     });
     this.deps.metrics.observeE2e((nowNs() - this.reply.record.receivedNs) / 1e9);
   }
@@ -183,10 +192,16 @@ export class Exchange implements StepListener {
             c.roleSent = true;
             const firstEver = !this.chatPromptIdsSent;
             this.chatPromptIdsSent = true;
-            data += this.wire.chatRoleChunk(c, firstEver, req.continuousUsage ? { prompt: c.prompt.ids.length, completion: 0 } : null);
+            data += this.wire.chatRoleChunk(
+              c,
+              firstEver,
+              req.continuousUsage ? { prompt: c.prompt.ids.length, completion: 0 } : null,
+            );
             events++;
           }
-          data += c.prompt.toolCall ? this.wire.chatToolChunk(c, c.sent, upTo, last, usage) : this.wire.chatChunk(c, ids, last, usage);
+          data += c.prompt.toolCall
+            ? this.wire.chatToolChunk(c, c.sent, upTo, last, usage)
+            : this.wire.chatChunk(c, ids, last, usage);
         } else {
           data += this.wire.completionChunk(c, ids, last, usage);
         }
@@ -268,7 +283,13 @@ export class Exchange implements StepListener {
         return true;
       case 'malformed-chunk': {
         // A truncated JSON event; the stream then goes on normally.
-        const sample = JSON.stringify({ id: this.req.id, object: 'text_completion', created: this.req.created, model: this.req.model, choices: [] });
+        const sample = JSON.stringify({
+          id: this.req.id,
+          object: 'text_completion',
+          created: this.req.created,
+          model: this.req.model,
+          choices: [],
+        });
         this.writeNow(`data: ${sample.slice(0, Math.floor(sample.length / 2))}\n\n`, 1, 0);
         return false;
       }

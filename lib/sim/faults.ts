@@ -3,17 +3,33 @@
 import type { SimFaultKind, SimFaultRule } from './types.js';
 
 const KINDS: ReadonlySet<string> = new Set<SimFaultKind>([
-  'status', 'reset-before', 'reset-during', 'stall', 'malformed-chunk', 'error-event', 'slow-headers', 'malformed-tool-call',
+  'status',
+  'reset-before',
+  'reset-during',
+  'stall',
+  'malformed-chunk',
+  'error-event',
+  'slow-headers',
+  'malformed-tool-call',
 ]);
 const STATUSES: ReadonlySet<number> = new Set([400, 429, 500, 503]);
-const RULE_KEYS: ReadonlySet<string> = new Set(['kind', 'count', 'match', 'status', 'retryAfterS', 'afterTokens', 'ms']);
+const RULE_KEYS: ReadonlySet<string> = new Set([
+  'kind',
+  'count',
+  'match',
+  'status',
+  'retryAfterS',
+  'afterTokens',
+  'ms',
+]);
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function checkInt(v: unknown, where: string, min: number): void {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new Error(`${where} must be an integer >= ${min}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+    throw new Error(`${where} must be an integer >= ${min}`);
 }
 
 /** Validates rules and returns normalised copies; throws an Error naming the bad field. */
@@ -42,7 +58,8 @@ export function validateFaultRules(rules: unknown): SimFaultRule[] {
       if (extra.length > 0) throw new Error(`${at}.match.${extra[0]} is not a known field`);
       out.match = {};
       if (path !== undefined) {
-        if (typeof path !== 'string' || !path.startsWith('/')) throw new Error(`${at}.match.path must be a path starting with '/'`);
+        if (typeof path !== 'string' || !path.startsWith('/'))
+          throw new Error(`${at}.match.path must be a path starting with '/'`);
         out.match.path = path;
       }
       if (every !== undefined) {
@@ -62,7 +79,8 @@ export function validateFaultRules(rules: unknown): SimFaultRule[] {
     } else if (rule.status !== undefined || rule.retryAfterS !== undefined) {
       throw new Error(`${at}: status/retryAfterS apply only to kind 'status'`);
     }
-    const usesTokens = kind === 'reset-during' || kind === 'stall' || kind === 'malformed-chunk' || kind === 'error-event';
+    const usesTokens =
+      kind === 'reset-during' || kind === 'stall' || kind === 'malformed-chunk' || kind === 'error-event';
     if (rule.afterTokens !== undefined) {
       if (!usesTokens) throw new Error(`${at}.afterTokens does not apply to kind '${kind}'`);
       checkInt(rule.afterTokens, `${at}.afterTokens`, 0);
@@ -70,10 +88,12 @@ export function validateFaultRules(rules: unknown): SimFaultRule[] {
     } else if (usesTokens) {
       out.afterTokens = 0;
     }
-    if (kind === 'slow-headers' && rule.ms === undefined) throw new Error(`${at}.ms is required for kind 'slow-headers'`);
+    if (kind === 'slow-headers' && rule.ms === undefined)
+      throw new Error(`${at}.ms is required for kind 'slow-headers'`);
     if (rule.ms !== undefined) {
       if (kind !== 'stall' && kind !== 'slow-headers') throw new Error(`${at}.ms does not apply to kind '${kind}'`);
-      if (typeof rule.ms !== 'number' || !Number.isFinite(rule.ms) || rule.ms < 0) throw new Error(`${at}.ms must be a finite number >= 0`);
+      if (typeof rule.ms !== 'number' || !Number.isFinite(rule.ms) || rule.ms < 0)
+        throw new Error(`${at}.ms must be a finite number >= 0`);
       out.ms = rule.ms;
     }
     return out;

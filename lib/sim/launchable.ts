@@ -30,10 +30,16 @@ function stamp(): string {
 }
 
 /** One log line in the flavour's style (vLLM: `LEVEL MM-DD hh:mm:ss [file] msg`; SGLang: `[date time] msg`). */
-function logger(flavor: 'vllm' | 'sglang', err: NodeJS.WritableStream): (level: Level, where: string, msg: string) => void {
+function logger(
+  flavor: 'vllm' | 'sglang',
+  err: NodeJS.WritableStream,
+): (level: Level, where: string, msg: string) => void {
   return (level, where, msg) => {
     if (flavor === 'vllm') err.write(`(APIServer pid=${process.pid}) ${level} ${stamp()} [${where}] ${msg}\n`);
-    else err.write(`[${new Date().toISOString().replace('T', ' ').slice(0, 19)}] ${level === 'INFO' ? '' : `${level} `}${msg}\n`);
+    else
+      err.write(
+        `[${new Date().toISOString().replace('T', ' ').slice(0, 19)}] ${level === 'INFO' ? '' : `${level} `}${msg}\n`,
+      );
   };
 }
 
@@ -54,7 +60,13 @@ export async function runLaunchable(
     log('INFO', 'api_server.py:1885', `vLLM API server version ${version} (simulated)`);
     log('INFO', 'utils.py:328', `non-default args: ${JSON.stringify({ model, ...(b.engineArgs ?? {}) })}`);
   } else {
-    log('INFO', 'server_args.py', `server_args=ServerArgs(${Object.entries({ model_path: model, ...(b.engineArgs ?? {}) }).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ')}) (simulated, version ${version})`);
+    log(
+      'INFO',
+      'server_args.py',
+      `server_args=ServerArgs(${Object.entries({ model_path: model, ...(b.engineArgs ?? {}) })
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(', ')}) (simulated, version ${version})`,
+    );
   }
   if (b.failAtStart) {
     log('ERROR', 'core.py:700', 'EngineCore failed to start.');
@@ -91,11 +103,17 @@ export async function runLaunchable(
   const loadingLines = async (): Promise<void> => {
     const shards = 4;
     for (let i = 0; i <= shards; i++) {
-      err.write(`Loading safetensors checkpoint shards: ${Math.round((i * 100) / shards)}% Completed | ${i}/${shards}\n`);
+      err.write(
+        `Loading safetensors checkpoint shards: ${Math.round((i * 100) / shards)}% Completed | ${i}/${shards}\n`,
+      );
       if (i < shards) await sleep(loadMs / shards);
     }
     log('INFO', 'default_loader.py:267', `Loading weights took ${(loadMs / 1000).toFixed(2)} seconds`);
-    log('INFO', 'kv_cache_utils.py:1087', `GPU KV cache size: ${(options.maxRunningSeqs ?? 256) * (options.maxModelLen ?? 8192)} tokens`);
+    log(
+      'INFO',
+      'kv_cache_utils.py:1087',
+      `GPU KV cache size: ${(options.maxRunningSeqs ?? 256) * (options.maxModelLen ?? 8192)} tokens`,
+    );
   };
 
   let sim: Simulator;
@@ -104,7 +122,10 @@ export async function runLaunchable(
     sim = await startSimulator(simOptions);
   } else {
     // Listening at once, 503 everywhere until loaded (SGLang while starting, newer vLLM while warming up).
-    sim = await startSimulator({ ...simOptions, faults: loadMs > 0 ? [{ kind: 'status', status: 503 }, ...userFaults] : userFaults });
+    sim = await startSimulator({
+      ...simOptions,
+      faults: loadMs > 0 ? [{ kind: 'status', status: 503 }, ...userFaults] : userFaults,
+    });
     log('INFO', 'launcher.py:46', `Started server process [${process.pid}], listening on ${sim.url}`);
     if (loadMs > 0) {
       await loadingLines();
@@ -116,7 +137,8 @@ export async function runLaunchable(
   log('INFO', 'api_server.py:1971', `Starting ${flavor === 'vllm' ? 'vLLM' : 'SGLang'} API server on ${sim.url}`);
   err.write('INFO:     Application startup complete.\n');
   out.write(`${sim.url}\n`);
-  if (b.crashAfterMs !== undefined) setTimeout(() => crash(`after ${b.crashAfterMs} ms (--crash-after-ms)`), b.crashAfterMs).unref();
+  if (b.crashAfterMs !== undefined)
+    setTimeout(() => crash(`after ${b.crashAfterMs} ms (--crash-after-ms)`), b.crashAfterMs).unref();
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
@@ -188,7 +210,8 @@ export function applyEngineFlags(flags: Record<string, unknown>, o: SimulatorOpt
   for (const [, attr] of ENGINE_FLAGS) {
     const v = flags[attr];
     // Numbers logged as numbers, as vLLM's own log shows them.
-    if (v !== undefined) given[attr] = typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+    if (v !== undefined)
+      given[attr] = typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
   }
   // vLLM serves under --served-model-name, else the model path; SGLang likewise.
   const model = (flags.servedModelName ?? flags.modelPath) as string | undefined;

@@ -3,10 +3,18 @@
 // tested. Values come from the simulated engine.
 import type { SimFlavor } from './types.js';
 
-const VLLM_TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0];
-const VLLM_E2E_BUCKETS = [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0];
+const VLLM_TTFT_BUCKETS = [
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0,
+  640.0, 2560.0,
+];
+const VLLM_E2E_BUCKETS = [
+  0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0,
+  7680.0,
+];
 const SGLANG_TTFT_BUCKETS = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400];
-const SGLANG_E2E_BUCKETS = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400];
+const SGLANG_E2E_BUCKETS = [
+  0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 600, 1200, 1800, 2400,
+];
 
 class Histogram {
   readonly counts: number[];
@@ -89,15 +97,38 @@ export class Metrics {
     counter('vllm:prompt_tokens', 'Number of prefill tokens processed.', this.promptTokens);
     counter('vllm:generation_tokens', 'Number of generation tokens processed.', this.generationTokens);
     if (this.prefixCacheQueries !== null) {
-      counter('vllm:prefix_cache_queries', 'Prefix cache queries, in terms of number of queried tokens.', this.prefixCacheQueries);
-      counter('vllm:prefix_cache_hits', 'Prefix cache hits, in terms of number of cached tokens.', this.prefixCacheHits ?? 0);
+      counter(
+        'vllm:prefix_cache_queries',
+        'Prefix cache queries, in terms of number of queried tokens.',
+        this.prefixCacheQueries,
+      );
+      counter(
+        'vllm:prefix_cache_hits',
+        'Prefix cache hits, in terms of number of cached tokens.',
+        this.prefixCacheHits ?? 0,
+      );
     }
-    out.push('# HELP vllm:request_success Count of successfully processed requests.', '# TYPE vllm:request_success counter');
+    out.push(
+      '# HELP vllm:request_success Count of successfully processed requests.',
+      '# TYPE vllm:request_success counter',
+    );
     for (const reason of ['stop', 'length', 'abort'] as const) {
       out.push(`vllm:request_success_total{${labels},finished_reason="${reason}"} ${num(this.finished[reason])}`);
     }
-    this.histogram(out, 'vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels, this.ttft);
-    this.histogram(out, 'vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', labels, this.e2e);
+    this.histogram(
+      out,
+      'vllm:time_to_first_token_seconds',
+      'Histogram of time to first token in seconds.',
+      labels,
+      this.ttft,
+    );
+    this.histogram(
+      out,
+      'vllm:e2e_request_latency_seconds',
+      'Histogram of e2e request latency in seconds.',
+      labels,
+      this.e2e,
+    );
     return out.join('\n') + '\n';
   }
 
@@ -117,12 +148,28 @@ export class Metrics {
     counter('sglang:prompt_tokens', 'Number of prefill tokens processed.', this.promptTokens);
     counter('sglang:generation_tokens', 'Number of generation tokens processed.', this.generationTokens);
     if (this.prefixCacheQueries !== null) {
-      gauge('sglang:cache_hit_rate', 'The prefix cache hit rate.', this.prefixCacheQueries > 0 ? (this.prefixCacheHits ?? 0) / this.prefixCacheQueries : 0);
+      gauge(
+        'sglang:cache_hit_rate',
+        'The prefix cache hit rate.',
+        this.prefixCacheQueries > 0 ? (this.prefixCacheHits ?? 0) / this.prefixCacheQueries : 0,
+      );
     }
     counter('sglang:num_requests', 'The number of processed requests.', this.finished.stop + this.finished.length);
     counter('sglang:num_aborted_requests', 'The number of aborted requests.', this.finished.abort);
-    this.histogram(out, 'sglang:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', labels, this.ttft);
-    this.histogram(out, 'sglang:e2e_request_latency_seconds', 'Histogram of End-to-end request latency in seconds', labels, this.e2e);
+    this.histogram(
+      out,
+      'sglang:time_to_first_token_seconds',
+      'Histogram of time to first token in seconds.',
+      labels,
+      this.ttft,
+    );
+    this.histogram(
+      out,
+      'sglang:e2e_request_latency_seconds',
+      'Histogram of End-to-end request latency in seconds',
+      labels,
+      this.e2e,
+    );
     return out.join('\n') + '\n';
   }
 

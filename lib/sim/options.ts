@@ -35,14 +35,20 @@ export const DEFAULT_VERSIONS: Record<SimFlavor, string> = { vllm: '0.11.0', sgl
 function bad(name: string, why: string, value: unknown): Error {
   let shown: string;
   try {
-    shown = typeof value === 'function' ? 'a function' : JSON.stringify(value) ?? String(value);
+    shown = typeof value === 'function' ? 'a function' : (JSON.stringify(value) ?? String(value));
   } catch {
     shown = String(value);
   }
   return new Error(`startSimulator: option '${name}' ${why} (got ${shown})`);
 }
 
-function int(o: Record<string, unknown>, name: string, dflt: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function int(
+  o: Record<string, unknown>,
+  name: string,
+  dflt: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const v = o[name];
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
@@ -73,10 +79,30 @@ function str(o: Record<string, unknown>, name: string, dflt: string): string {
 }
 
 const KNOWN = new Set([
-  'flavor', 'host', 'port', 'model', 'maxModelLen', 'version', 'maxRunningSeqs', 'prefillNsPerToken',
-  'decodeStepNs', 'decodeStepNsPerSeq', 'precisePacing', 'outputLength', 'eosAfter', 'eosTokenId', 'tokensPerChunk',
-  'returnTokenIds', 'logprobsTokenIds', 'sglangOutputIds', 'faults', 'record', 'maxRecords',
-  'prefixCache', 'prefixCacheBlockTokens', 'requireAuthorization',
+  'flavor',
+  'host',
+  'port',
+  'model',
+  'maxModelLen',
+  'version',
+  'maxRunningSeqs',
+  'prefillNsPerToken',
+  'decodeStepNs',
+  'decodeStepNsPerSeq',
+  'precisePacing',
+  'outputLength',
+  'eosAfter',
+  'eosTokenId',
+  'tokensPerChunk',
+  'returnTokenIds',
+  'logprobsTokenIds',
+  'sglangOutputIds',
+  'faults',
+  'record',
+  'maxRecords',
+  'prefixCache',
+  'prefixCacheBlockTokens',
+  'requireAuthorization',
 ]);
 
 export function resolveOptions(options: SimulatorOptions | undefined): ResolvedOptions {
@@ -102,7 +128,8 @@ export function resolveOptions(options: SimulatorOptions | undefined): ResolvedO
   if (sglangOutputIds !== 'cumulative' && sglangOutputIds !== 'delta') {
     throw bad('sglangOutputIds', "must be 'cumulative' or 'delta'", sglangOutputIds);
   }
-  if (o.faults !== undefined && !Array.isArray(o.faults)) throw bad('faults', 'must be an array of fault rules', o.faults);
+  if (o.faults !== undefined && !Array.isArray(o.faults))
+    throw bad('faults', 'must be an array of fault rules', o.faults);
   let faults: SimFaultRule[] = [];
   if (o.faults !== undefined) {
     try {

@@ -57,10 +57,13 @@ export class Reply {
 
   /** A timer that dies with the response. */
   after(ms: number, fn: () => void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      if (!this.finished && !this.isClosing()) fn();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        if (!this.finished && !this.isClosing()) fn();
+      },
+      Math.max(0, ms),
+    );
     this.timers.add(t);
   }
 

@@ -81,7 +81,10 @@ function optInt(body: Body, key: string, min: number, where = key): number | nul
 
 export function hexId(): string {
   let s = '';
-  for (let i = 0; i < 4; i++) s += Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  for (let i = 0; i < 4; i++)
+    s += Math.floor(Math.random() * 0x1_0000_0000)
+      .toString(16)
+      .padStart(8, '0');
   return s;
 }
 
@@ -119,7 +122,11 @@ function parseMessages(v: unknown): ChatMessageLike[] {
     else if (Array.isArray(content)) {
       // Content parts: only the text parts count.
       text = content
-        .map((p) => (typeof p === 'object' && p !== null && typeof (p as Body).text === 'string' ? ((p as Body).text as string) : ''))
+        .map((p) =>
+          typeof p === 'object' && p !== null && typeof (p as Body).text === 'string'
+            ? ((p as Body).text as string)
+            : '',
+        )
         .join(' ');
     } else if (content !== undefined && content !== null) {
       throw bad(`messages[${i}].content must be a string or a list of parts`, 'messages');
@@ -169,7 +176,8 @@ function planLength(
   let target = info.maxTokens;
   if (opts.outputLength !== undefined) {
     const v = typeof opts.outputLength === 'function' ? opts.outputLength(info) : opts.outputLength;
-    if (!isInt(v) || v < 1) throw new SimHttpError(500, `simulator outputLength returned ${String(v)} (need an integer >= 1)`);
+    if (!isInt(v) || v < 1)
+      throw new SimHttpError(500, `simulator outputLength returned ${String(v)} (need an integer >= 1)`);
     target = v;
   }
   // Reaching the context window ends generation with 'length', as in vLLM.
@@ -196,7 +204,11 @@ function asBody(body: unknown): Body {
   return body as Body;
 }
 
-function streamOptions(opts: ResolvedOptions, b: Body, stream: boolean): { includeUsage: boolean; continuousUsage: boolean } {
+function streamOptions(
+  opts: ResolvedOptions,
+  b: Body,
+  stream: boolean,
+): { includeUsage: boolean; continuousUsage: boolean } {
   const so = b.stream_options;
   if (so === undefined || so === null) return { includeUsage: false, continuousUsage: false };
   if (typeof so !== 'object' || Array.isArray(so)) throw bad('stream_options must be an object', 'stream_options');
@@ -211,7 +223,10 @@ function streamOptions(opts: ResolvedOptions, b: Body, stream: boolean): { inclu
     return { includeUsage, continuousUsage: includeUsage && optBool(s, 'continuous_usage_stats', false) };
   }
   // SGLang: usage is off unless asked; continuous stats are independent of it.
-  return { includeUsage: optBool(s, 'include_usage', false), continuousUsage: optBool(s, 'continuous_usage_stats', false) };
+  return {
+    includeUsage: optBool(s, 'include_usage', false),
+    continuousUsage: optBool(s, 'continuous_usage_stats', false),
+  };
 }
 
 function checkModel(opts: ResolvedOptions, b: Body): string {
@@ -272,7 +287,8 @@ export function parseOpenAi(ctx: ParseContext, api: 'completions' | 'chat'): Gen
     // Completions default to 16 tokens; chat defaults to what is left of the context.
     const cap = maxTokens ?? (api === 'chat' ? opts.maxModelLen - ids.length : 16);
     contextErrors(opts, ids.length, cap, explicit);
-    if (minTokens > cap) throw bad(`min_tokens must be less than or equal to max_tokens=${cap}, got ${minTokens}.`, 'min_tokens');
+    if (minTokens > cap)
+      throw bad(`min_tokens must be less than or equal to max_tokens=${cap}, got ${minTokens}.`, 'min_tokens');
     const info: SimRequestInfo = {
       flavor: opts.flavor,
       path: ctx.path,
@@ -399,6 +415,7 @@ export function parseGenerate(ctx: ParseContext): GenRequest {
 }
 
 function asSampling(v: unknown): Body {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad('sampling_params must be an object', 'sampling_params');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw bad('sampling_params must be an object', 'sampling_params');
   return v as Body;
 }

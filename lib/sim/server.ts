@@ -159,8 +159,16 @@ function buildRoutes(flavor: 'vllm' | 'sglang'): Map<string, Route> {
   routes.set('/v1/completions', { method: 'POST', family: 'openai', handler: completions, json: true });
   routes.set('/v1/chat/completions', { method: 'POST', family: 'openai', handler: chat, json: true });
   if (flavor === 'vllm') {
-    routes.set('/version', { method: 'GET', family: 'other', handler: (st, reply) => reply.sendJson(200, { version: st.opts.version }) });
-    routes.set('/load', { method: 'GET', family: 'other', handler: (st, reply) => reply.sendJson(200, { server_load: st.engine.runningCount + st.engine.waitingLength }) });
+    routes.set('/version', {
+      method: 'GET',
+      family: 'other',
+      handler: (st, reply) => reply.sendJson(200, { version: st.opts.version }),
+    });
+    routes.set('/load', {
+      method: 'GET',
+      family: 'other',
+      handler: (st, reply) => reply.sendJson(200, { server_load: st.engine.runningCount + st.engine.waitingLength }),
+    });
   } else {
     // SGLang: the version is read from /get_server_info (or /server_info);
     // the simulator does not answer /version for this flavour.
@@ -200,8 +208,16 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-function sendError(st: State, reply: Reply, family: RouteFamily, err: SimHttpError, headers?: Record<string, string | number>): void {
-  reply.sendJson(err.status, errorBody(st.opts.flavor, family, err.status, err.message, err.param, err.type), { headers });
+function sendError(
+  st: State,
+  reply: Reply,
+  family: RouteFamily,
+  err: SimHttpError,
+  headers?: Record<string, string | number>,
+): void {
+  reply.sendJson(err.status, errorBody(st.opts.flavor, family, err.status, err.message, err.param, err.type), {
+    headers,
+  });
 }
 
 function header(req: IncomingMessage, name: string): string | null {
@@ -267,7 +283,8 @@ async function handle(st: State, routes: Map<string, Route>, req: IncomingMessag
   if (fault?.kind === 'status') {
     const status = fault.status ?? 500;
     const headers: Record<string, string | number> = {};
-    if (fault.retryAfterS !== undefined && (status === 429 || status === 503)) headers['retry-after'] = fault.retryAfterS;
+    if (fault.retryAfterS !== undefined && (status === 429 || status === 503))
+      headers['retry-after'] = fault.retryAfterS;
     sendError(st, reply, family, new SimHttpError(status, `Simulated fault: HTTP ${status}`), headers);
     return;
   }
@@ -279,7 +296,12 @@ async function handle(st: State, routes: Map<string, Route>, req: IncomingMessag
   try {
     if (!route) throw new SimHttpError(404, 'Not Found', null, st.opts.flavor === 'vllm' ? 'Not Found' : undefined);
     if (route.method !== method) {
-      throw new SimHttpError(405, 'Method Not Allowed', null, st.opts.flavor === 'vllm' ? 'Method Not Allowed' : undefined);
+      throw new SimHttpError(
+        405,
+        'Method Not Allowed',
+        null,
+        st.opts.flavor === 'vllm' ? 'Method Not Allowed' : undefined,
+      );
     }
     if (route.json) {
       if (raw === null) throw new SimHttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`);
@@ -289,7 +311,8 @@ async function handle(st: State, routes: Map<string, Route>, req: IncomingMessag
     route.handler(st, reply, body);
   } catch (err) {
     if (err instanceof SimHttpError) sendError(st, reply, family, err);
-    else sendError(st, reply, family, new SimHttpError(500, `Simulator error: ${(err as Error)?.message ?? String(err)}`));
+    else
+      sendError(st, reply, family, new SimHttpError(500, `Simulator error: ${(err as Error)?.message ?? String(err)}`));
   }
 }
 

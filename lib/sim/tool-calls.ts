@@ -34,7 +34,8 @@ function splitPieces(text: string): string[] {
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : '')).join(' ');
+  if (Array.isArray(content))
+    return content.map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : '')).join(' ');
   return '';
 }
 
@@ -62,7 +63,12 @@ function callId(flavor: SimFlavor, seed: string): string {
   return flavor === 'vllm' ? `chatcmpl-tool-${hex.repeat(4)}` : `call_${hex.repeat(3)}`;
 }
 
-export function planToolCall(flavor: SimFlavor, tools: unknown, toolChoice: unknown, messages: unknown): ToolCallPlan | null {
+export function planToolCall(
+  flavor: SimFlavor,
+  tools: unknown,
+  toolChoice: unknown,
+  messages: unknown,
+): ToolCallPlan | null {
   if (tools === undefined || tools === null) return null;
   if (!Array.isArray(tools)) throw new SimHttpError(400, 'tools: Input should be a valid list', 'tools');
   if (tools.length === 0 || toolChoice === 'none' || !Array.isArray(messages) || messages.length === 0) return null;
@@ -71,7 +77,8 @@ export function planToolCall(flavor: SimFlavor, tools: unknown, toolChoice: unkn
   const text = textOf(last.content);
   for (const [i, t] of tools.entries()) {
     const fn = isObj(t) ? t.function : undefined;
-    if (!isObj(fn) || typeof fn.name !== 'string') throw new SimHttpError(400, `tools[${i}].function.name: Field required`, 'tools');
+    if (!isObj(fn) || typeof fn.name !== 'string')
+      throw new SimHttpError(400, `tools[${i}].function.name: Field required`, 'tools');
     if (!text.includes(fn.name)) continue;
     const params = isObj(fn.parameters) ? fn.parameters : {};
     const props = isObj(params.properties) ? params.properties : {};

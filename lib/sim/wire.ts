@@ -130,7 +130,13 @@ export class Wire {
       if (usage) head.usage = this.usage(usage, false);
     } else {
       head.choices = [
-        { index: c.index, text, logprobs, finish_reason: this.finishReason(c, last), matched_stop: this.matchedStop(c, last) },
+        {
+          index: c.index,
+          text,
+          logprobs,
+          finish_reason: this.finishReason(c, last),
+          matched_stop: this.matchedStop(c, last),
+        },
       ];
       head.usage = usage ? this.usage(usage, true) : null;
     }
@@ -158,14 +164,25 @@ export class Wire {
     const delta = { content: this.text(ids) };
     const logprobs = this.req.logprobs !== null ? this.chatLogprobs(ids) : null;
     if (this.vllm) {
-      const choice: Record<string, unknown> = { index: c.index, delta, logprobs, finish_reason: this.finishReason(c, last) };
+      const choice: Record<string, unknown> = {
+        index: c.index,
+        delta,
+        logprobs,
+        finish_reason: this.finishReason(c, last),
+      };
       if (last) choice.stop_reason = null;
       if (this.req.returnTokenIds) choice.token_ids = ids;
       head.choices = [choice];
       if (usage) head.usage = this.usage(usage, false);
     } else {
       head.choices = [
-        { index: c.index, delta, logprobs, finish_reason: this.finishReason(c, last), matched_stop: this.matchedStop(c, last) },
+        {
+          index: c.index,
+          delta,
+          logprobs,
+          finish_reason: this.finishReason(c, last),
+          matched_stop: this.matchedStop(c, last),
+        },
       ];
       head.usage = usage ? this.usage(usage, true) : null;
     }
@@ -188,13 +205,23 @@ export class Wire {
       const fn: Record<string, unknown> = from === 0 ? { name: call.name } : {};
       if (from > 0 || args !== '') fn.arguments = args;
       const tc = from === 0 ? { id: call.id, type: 'function', index: 0, function: fn } : { index: 0, function: fn };
-      const choice: Record<string, unknown> = { index: c.index, delta: { tool_calls: [tc] }, logprobs: null, finish_reason: finish };
+      const choice: Record<string, unknown> = {
+        index: c.index,
+        delta: { tool_calls: [tc] },
+        logprobs: null,
+        finish_reason: finish,
+      };
       if (last) choice.stop_reason = null;
       if (this.req.returnTokenIds) choice.token_ids = c.seq.ids.slice(from, upTo);
       head.choices = [choice];
       if (usage) head.usage = this.usage(usage, false);
     } else {
-      const tc = { id: from === 0 ? call.id : null, index: 0, type: 'function', function: { name: from === 0 ? call.name : null, arguments: args } };
+      const tc = {
+        id: from === 0 ? call.id : null,
+        index: 0,
+        type: 'function',
+        function: { name: from === 0 ? call.name : null, arguments: args },
+      };
       const delta = { role: null, content: null, reasoning_content: null, tool_calls: [tc] };
       head.choices = [{ index: c.index, delta, logprobs: null, finish_reason: finish, matched_stop: null }];
       head.usage = usage ? this.usage(usage, true) : null;
@@ -210,7 +237,13 @@ export class Wire {
     return sseEvent(head);
   }
 
-  private generateMeta(c: Choice, upTo: number, last: boolean, from: number, e2eNs: number | null): Record<string, unknown> {
+  private generateMeta(
+    c: Choice,
+    upTo: number,
+    last: boolean,
+    from: number,
+    e2eNs: number | null,
+  ): Record<string, unknown> {
     const seq = c.seq;
     let finish: object | null = null;
     if (last) {
@@ -288,7 +321,13 @@ export class Wire {
           }
           return choice;
         }
-        return { index: c.index, text: this.text(ids), logprobs, finish_reason: c.seq.finishReason, matched_stop: this.matchedStop(c, true) };
+        return {
+          index: c.index,
+          text: this.text(ids),
+          logprobs,
+          finish_reason: c.seq.finishReason,
+          matched_stop: this.matchedStop(c, true),
+        };
       });
       if (this.vllm) {
         out.service_tier = null;
@@ -309,8 +348,22 @@ export class Wire {
         // A tool call answers with no content and finish_reason 'tool_calls'.
         const toolCalls = [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }];
         const message = this.vllm
-          ? { role: 'assistant', content: null, refusal: null, annotations: null, audio: null, function_call: null, tool_calls: toolCalls, reasoning_content: null }
-          : { role: 'assistant', content: null, reasoning_content: null, tool_calls: toolCalls.map((t) => ({ ...t, index: 0 })) };
+          ? {
+              role: 'assistant',
+              content: null,
+              refusal: null,
+              annotations: null,
+              audio: null,
+              function_call: null,
+              tool_calls: toolCalls,
+              reasoning_content: null,
+            }
+          : {
+              role: 'assistant',
+              content: null,
+              reasoning_content: null,
+              tool_calls: toolCalls.map((t) => ({ ...t, index: 0 })),
+            };
         return this.vllm
           ? { index: c.index, message, logprobs: null, finish_reason: 'tool_calls', stop_reason: null }
           : { index: c.index, message, logprobs: null, finish_reason: 'tool_calls', matched_stop: null };
@@ -318,7 +371,16 @@ export class Wire {
       if (this.vllm) {
         const choice: Record<string, unknown> = {
           index: c.index,
-          message: { role: 'assistant', content: this.text(ids), refusal: null, annotations: null, audio: null, function_call: null, tool_calls: [], reasoning_content: null },
+          message: {
+            role: 'assistant',
+            content: this.text(ids),
+            refusal: null,
+            annotations: null,
+            audio: null,
+            function_call: null,
+            tool_calls: [],
+            reasoning_content: null,
+          },
           logprobs,
           finish_reason: c.seq.finishReason,
           stop_reason: null,
@@ -341,7 +403,7 @@ export class Wire {
     out.usage = usage;
     if (this.vllm) {
       out.prompt_logprobs = null;
-      if (this.opts.returnTokenIds) out.prompt_token_ids = req.returnTokenIds ? choices[0]?.prompt.ids ?? null : null;
+      if (this.opts.returnTokenIds) out.prompt_token_ids = req.returnTokenIds ? (choices[0]?.prompt.ids ?? null) : null;
       out.kv_transfer_params = null;
     }
     return out;

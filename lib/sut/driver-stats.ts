@@ -149,7 +149,8 @@ export class DriverStats {
       this.errorLines++;
       native.logSutMessage('error_runtime', 'more samples failed; further failures are counted in the result only', 2);
     }
-    if (this.timingErrors && this.timingErrors.length < 10_000) this.timingErrors.push(`${x.id}: ${f.kind}: ${f.message}`);
+    if (this.timingErrors && this.timingErrors.length < 10_000)
+      this.timingErrors.push(`${x.id}: ${f.kind}: ${f.message}`);
   }
 
   sampleDone(x: Exchange, tokens: number): void {

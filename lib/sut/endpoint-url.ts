@@ -57,7 +57,9 @@ export function splitEndpointCredentials(url: string): EndpointCredentials {
     user = decodeURIComponent(rawUser);
     pass = decodeURIComponent(rawPass);
   } catch {
-    throw new EndpointError(`endpoint URL ${JSON.stringify(`${m[1]}${MASK}@${url.slice(m[0].length)}`)}: its user:password has a malformed %-escape`);
+    throw new EndpointError(
+      `endpoint URL ${JSON.stringify(`${m[1]}${MASK}@${url.slice(m[0].length)}`)}: its user:password has a malformed %-escape`,
+    );
   }
   const authorization = `Basic ${Buffer.from(`${user}:${pass}`, 'utf8').toString('base64')}`;
   for (const secret of [rawPass, pass, authorization, authorization.slice(6)]) registerSecret(secret);
@@ -74,7 +76,10 @@ export function splitEndpointCredentials(url: string): EndpointCredentials {
  * place of any Authorization among them (the endpoint's own credentials win
  * over an API key meant for every endpoint); `replaced` says one was.
  */
-export function endpointRequestInfo(url: string, headers: Readonly<Record<string, string>> = {}): { url: string; headers: Record<string, string>; replaced: boolean } {
+export function endpointRequestInfo(
+  url: string,
+  headers: Readonly<Record<string, string>> = {},
+): { url: string; headers: Record<string, string>; replaced: boolean } {
   const c = splitEndpointCredentials(url);
   if (!c.authorization) return { url: c.url, headers: { ...headers }, replaced: false };
   const out: Record<string, string> = {};

@@ -13,7 +13,23 @@ import type { DriverConfig } from './driver-config.js';
 import { type Failure, httpFailure, networkFailure, retryAfterMsOf } from './failure.js';
 import { keepable } from './reused-reads.js';
 import type { Router } from './routing.js';
-import { S_CONSUMED, S_CRLF, S_DONE, S_EVENT_END, S_EVENT_START, S_FINISHED, S_IDS_LEN, S_MULTI_CHUNKS, S_SERVER_COUNT, S_STATUS, S_TOKEN_CHUNKS, SSE_IDS, SSE_STATE, STATUS_HAND_BACK, STATUS_NEED_ROOM } from './scan-slots.js';
+import {
+  S_CONSUMED,
+  S_CRLF,
+  S_DONE,
+  S_EVENT_END,
+  S_EVENT_START,
+  S_FINISHED,
+  S_IDS_LEN,
+  S_MULTI_CHUNKS,
+  S_SERVER_COUNT,
+  S_STATUS,
+  S_TOKEN_CHUNKS,
+  SSE_IDS,
+  SSE_STATE,
+  STATUS_HAND_BACK,
+  STATUS_NEED_ROOM,
+} from './scan-slots.js';
 import { SseReader, type SseSink } from './sse.js';
 import { decodeFullBody } from './wire/full-responses.js';
 import { decodeGenerateChunk } from './wire/generate-chunks.js';
@@ -256,7 +272,9 @@ export class Exchange implements SseSink {
       fs[S_FINISHED] = st.finishReason === null ? 0 : 1;
       fs[S_DONE] = 0;
       fs[S_CRLF] = this.crlf;
-      const now = inReadBuffer ? native.sseScanRead(off, end - off) : native.sseScan(off === 0 && end === buf.length ? buf : buf.subarray(off, end));
+      const now = inReadBuffer
+        ? native.sseScanRead(off, end - off)
+        : native.sseScan(off === 0 && end === buf.length ? buf : buf.subarray(off, end));
       this.readNs = now;
       this.crlf = fs[S_CRLF];
       const fresh = fs[S_IDS_LEN];
@@ -328,7 +346,14 @@ export class Exchange implements SseSink {
     if (this.ended) return;
     // The body ended without [DONE]: fine if the last chunk said it was finished.
     if (this.st.finishReason !== null) this.succeed();
-    else this.attemptFailed({ kind: 'truncated-stream', message: 'the stream ended before its last chunk', retryable: true, endpointFault: true, retryAfterMs: 0 });
+    else
+      this.attemptFailed({
+        kind: 'truncated-stream',
+        message: 'the stream ended before its last chunk',
+        retryable: true,
+        endpointFault: true,
+        retryAfterMs: 0,
+      });
   }
 
   onError(err: Error): void {
@@ -341,7 +366,10 @@ export class Exchange implements SseSink {
   onSseData(text: string, s: number, e: number): void {
     if (this.ended) return;
     const st = this.st;
-    const r = this.d.cfg.api === 'generate' ? decodeGenerateChunk(text, s, e, st) : decodeOpenAiChunk(text, s, e, st, this.d.cfg.tokenSource, this.d.cfg.api === 'chat');
+    const r =
+      this.d.cfg.api === 'generate'
+        ? decodeGenerateChunk(text, s, e, st)
+        : decodeOpenAiChunk(text, s, e, st, this.d.cfg.tokenSource, this.d.cfg.api === 'chat');
     if (r === CHUNK_TOKENS) {
       const now = this.readNs;
       this.d.recordChunk(this, st.chunkTokens, now);
@@ -358,8 +386,22 @@ export class Exchange implements SseSink {
     if (r === CHUNK_ERROR || r === CHUNK_MALFORMED) {
       // Taken first: a final failure recycles this exchange, which drops it.
       const abort = this.abort;
-      if (r === CHUNK_ERROR) this.attemptFailed({ kind: 'error-event', message: st.error ?? 'error event', retryable: true, endpointFault: true, retryAfterMs: 0 });
-      else this.attemptFailed({ kind: 'malformed-stream', message: st.error ?? 'malformed chunk', retryable: true, endpointFault: true, retryAfterMs: 0 });
+      if (r === CHUNK_ERROR)
+        this.attemptFailed({
+          kind: 'error-event',
+          message: st.error ?? 'error event',
+          retryable: true,
+          endpointFault: true,
+          retryAfterMs: 0,
+        });
+      else
+        this.attemptFailed({
+          kind: 'malformed-stream',
+          message: st.error ?? 'malformed chunk',
+          retryable: true,
+          endpointFault: true,
+          retryAfterMs: 0,
+        });
       // Close the connection of the stream we gave up on; undici reports the abort to onError, which is ignored now.
       if (abort) abort(new Error('stream abandoned'));
     }
@@ -403,7 +445,13 @@ export class Exchange implements SseSink {
     const results = decodeFullBody(buf, this.d.cfg.api, expected, this.fastBody);
     if (typeof results === 'string') {
       this.ended = false;
-      this.attemptFailed({ kind: 'malformed-body', message: results, retryable: true, endpointFault: true, retryAfterMs: 0 });
+      this.attemptFailed({
+        kind: 'malformed-body',
+        message: results,
+        retryable: true,
+        endpointFault: true,
+        retryAfterMs: 0,
+      });
       return;
     }
     this.d.router.success(this.endpoint);
@@ -417,7 +465,14 @@ export class Exchange implements SseSink {
         native.completeBytes(ids[i], r.count);
       }
       const j = this.d.journal;
-      if (j?.enabled) this.journalDone(j, this.batchIndices ? this.batchIndices[i] : this.index, r.count, r.ids, r.ids ? r.ids.length : 0);
+      if (j?.enabled)
+        this.journalDone(
+          j,
+          this.batchIndices ? this.batchIndices[i] : this.index,
+          r.count,
+          r.ids,
+          r.ids ? r.ids.length : 0,
+        );
       this.d.sampleDone(this, r.count);
     }
     this.done = true;
@@ -427,9 +482,19 @@ export class Exchange implements SseSink {
 
   // What the engine was given, so a resumed run can give it the same (after the completion: no latency added).
   private journalDone(j: JournalWriter, index: number, n: number, ids: Int32Array | null, nIds: number): void {
-    const first = this.firstTokenNs === 0 ? FIRST_TOKEN_ABSENT : this.firstTokenData ? FIRST_TOKEN_DATA : FIRST_TOKEN_NONE;
+    const first =
+      this.firstTokenNs === 0 ? FIRST_TOKEN_ABSENT : this.firstTokenData ? FIRST_TOKEN_DATA : FIRST_TOKEN_NONE;
     const sent = this.firstSentNs || this.sentNs;
-    j.append(index, n, ids, nIds, first, Math.max(0, this.lastEndpoint >= 0 ? this.lastEndpoint : this.endpoint), this.firstTokenNs > 0 ? this.firstTokenNs - this.sentNs : NaN, this.endNs - sent);
+    j.append(
+      index,
+      n,
+      ids,
+      nIds,
+      first,
+      Math.max(0, this.lastEndpoint >= 0 ? this.lastEndpoint : this.endpoint),
+      this.firstTokenNs > 0 ? this.firstTokenNs - this.sentNs : NaN,
+      this.endNs - sent,
+    );
   }
 
   private attemptFailed(f: Failure): void {
@@ -438,7 +503,11 @@ export class Exchange implements SseSink {
     this.d.recordFailure(this, f);
     this.d.releaseEndpoint(this);
     const canRetry =
-      f.retryable && this.firstTokenNs === 0 && this.attempts <= this.d.cfg.maxRetries && native.nowNs() < this.deadlineNs && this.abortReason === null;
+      f.retryable &&
+      this.firstTokenNs === 0 &&
+      this.attempts <= this.d.cfg.maxRetries &&
+      native.nowNs() < this.deadlineNs &&
+      this.abortReason === null;
     if (canRetry) {
       this.d.retryLater(this, f);
       return;

@@ -13,8 +13,20 @@ export interface Failure {
   retryAfterMs: number;
 }
 
-export const CLOSED: Failure = { kind: 'closed', message: 'the adapter was closed', retryable: false, endpointFault: false, retryAfterMs: 0 };
-export const SUPERSEDED: Failure = { kind: 'superseded', message: 'a newer test started', retryable: false, endpointFault: false, retryAfterMs: 0 };
+export const CLOSED: Failure = {
+  kind: 'closed',
+  message: 'the adapter was closed',
+  retryable: false,
+  endpointFault: false,
+  retryAfterMs: 0,
+};
+export const SUPERSEDED: Failure = {
+  kind: 'superseded',
+  message: 'a newer test started',
+  retryable: false,
+  endpointFault: false,
+  retryAfterMs: 0,
+};
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -51,7 +63,8 @@ export function httpFailure(status: number, bodyParts: Buffer[], retryAfterMs: n
 /** A network error (or our own abort, which then says why). */
 export function networkFailure(err: Error, abortReason: string | null, abortKind: string): Failure {
   const code = (err as { code?: string }).code ?? '';
-  if (abortReason !== null) return { kind: abortKind, message: abortReason, retryable: false, endpointFault: false, retryAfterMs: 0 };
+  if (abortReason !== null)
+    return { kind: abortKind, message: abortReason, retryable: false, endpointFault: false, retryAfterMs: 0 };
   const message = err.message || code || 'network error';
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
@@ -71,6 +84,12 @@ export function networkFailure(err: Error, abortReason: string | null, abortKind
     case 'UND_ERR_CLIENT_DESTROYED':
       return { kind: 'closed', message, retryable: false, endpointFault: false, retryAfterMs: 0 };
     default:
-      return { kind: 'network-error', message: code ? `${code}: ${message}` : message, retryable: true, endpointFault: true, retryAfterMs: 0 };
+      return {
+        kind: 'network-error',
+        message: code ? `${code}: ${message}` : message,
+        retryable: true,
+        endpointFault: true,
+        retryAfterMs: 0,
+      };
   }
 }

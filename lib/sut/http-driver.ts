@@ -74,7 +74,10 @@ export class HttpDriver extends DriverStats implements ExchangeDriver {
       return list;
     });
     // Often enough for the first-byte and idle-read timeouts to fire within a quarter of them late.
-    this.sweep = setInterval(() => this.checkDeadlines(), Math.max(10, Math.min(200, Math.min(cfg.firstByteMs, cfg.idleMs) / 4)));
+    this.sweep = setInterval(
+      () => this.checkDeadlines(),
+      Math.max(10, Math.min(200, Math.min(cfg.firstByteMs, cfg.idleMs) / 4)),
+    );
     this.sweep.unref();
     this.journal = cfg.journal ? new JournalWriter(cfg.journal) : null;
     this.busyPoll = cfg.busyPoll != null;
@@ -264,7 +267,10 @@ export class HttpDriver extends DriverStats implements ExchangeDriver {
     headers.push('x-request-id', requestIdString(x.id));
     const handler = new Attempt(x, ++x.generation);
     try {
-      this.pools[k].dispatch({ origin: ep.origin, path: ep.prefix + this.cfg.path, method: 'POST', headers, body }, handler);
+      this.pools[k].dispatch(
+        { origin: ep.origin, path: ep.prefix + this.cfg.path, method: 'POST', headers, body },
+        handler,
+      );
     } catch (err) {
       handler.onError(err as Error);
     }
@@ -311,7 +317,8 @@ export class HttpDriver extends DriverStats implements ExchangeDriver {
     if (!x.unsent) return;
     x.unsent = false;
     this.unsent--;
-    if ((this.waiting.length > 0 || this.fresh.length > 0) && this.unsent === this.cfg.maxUnsent - 1) this.drainBacklog();
+    if ((this.waiting.length > 0 || this.fresh.length > 0) && this.unsent === this.cfg.maxUnsent - 1)
+      this.drainBacklog();
   }
 
   releaseEndpoint(x: Exchange): void {
@@ -384,7 +391,13 @@ export class HttpDriver extends DriverStats implements ExchangeDriver {
       if (this.waiting.length > 0) this.waiting.removeIf(() => true, stranded);
       strandedParked = this.takeParked(() => true);
     }
-    const deadline: Failure = { kind: 'deadline', message: `no endpoint could take the sample within the ${this.cfg.totalMs} ms deadline`, retryable: false, endpointFault: false, retryAfterMs: 0 };
+    const deadline: Failure = {
+      kind: 'deadline',
+      message: `no endpoint could take the sample within the ${this.cfg.totalMs} ms deadline`,
+      retryable: false,
+      endpointFault: false,
+      retryAfterMs: 0,
+    };
     for (const x of expired) {
       this.retrying.delete(x);
       if (x.retryTimer) clearTimeout(x.retryTimer);

@@ -23,7 +23,17 @@ import { HttpDriver } from './http-driver.js';
 import { probeEndpoint, type ProbeResult } from './probe.js';
 import { mergeSnapshots } from './report.js';
 import { Router } from './routing.js';
-import type { Backend, BreakerOptions, Capabilities, EndpointConfig, RetryOptions, SamplingParams, SutReport, TimeoutOptions, WireApiName } from './types.js';
+import type {
+  Backend,
+  BreakerOptions,
+  Capabilities,
+  EndpointConfig,
+  RetryOptions,
+  SamplingParams,
+  SutReport,
+  TimeoutOptions,
+  WireApiName,
+} from './types.js';
 import { buildBody, type BodyContext, type BuiltBody, apiPath } from './wire/request-body.js';
 import type { WorkerInit, WorkerRequest } from './worker-main.js';
 import type { JournalTarget } from '../resume/journal-writer.js';
@@ -112,22 +122,26 @@ export interface LlmSut {
 const DEFAULTS = { temperature: 0, topP: 1, minTokens: 1, ignoreEos: false };
 
 function positiveInt(name: string, v: unknown, min = 1): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${String(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+    throw new RangeError(`${name} must be an integer >= ${min}, got ${String(v)}`);
   return v;
 }
 
 function positiveMs(name: string, v: number | undefined, dflt: number): number {
   if (v === undefined) return dflt;
-  if (typeof v !== 'number' || !(v > 0)) throw new RangeError(`${name} must be a positive number of milliseconds, got ${String(v)}`);
+  if (typeof v !== 'number' || !(v > 0))
+    throw new RangeError(`${name} must be a positive number of milliseconds, got ${String(v)}`);
   return v;
 }
 
 function busyPollOption(v: LlmSutOptions['busyPoll']): { idleMs: number } | null {
   if (v === undefined || v === false) return null;
   if (v === true) return { idleMs: 1000 };
-  if (v === null || typeof v !== 'object') throw new TypeError(`busyPoll must be true, false or { idleMs }, got ${String(v)}`);
+  if (v === null || typeof v !== 'object')
+    throw new TypeError(`busyPoll must be true, false or { idleMs }, got ${String(v)}`);
   const idleMs = v.idleMs ?? 1000;
-  if (typeof idleMs !== 'number' || !(idleMs >= 0) || !Number.isFinite(idleMs)) throw new RangeError(`busyPoll.idleMs must be a finite number of milliseconds >= 0, got ${String(idleMs)}`);
+  if (typeof idleMs !== 'number' || !(idleMs >= 0) || !Number.isFinite(idleMs))
+    throw new RangeError(`busyPoll.idleMs must be a finite number of milliseconds >= 0, got ${String(idleMs)}`);
   return { idleMs };
 }
 
@@ -138,7 +152,9 @@ function workerScript(): string {
   if (existsSync(beside)) return beside;
   const inDist = join(findPackageRoot(here), 'dist', 'sut-worker.js');
   if (existsSync(inDist)) return inDist;
-  throw new Error(`the adapter worker script is missing (looked for ${beside} and ${inDist}); run \`npm run build:ts\`, or use workers: 0`);
+  throw new Error(
+    `the adapter worker script is missing (looked for ${beside} and ${inDist}); run \`npm run build:ts\`, or use workers: 0`,
+  );
 }
 
 export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
@@ -147,7 +163,8 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   if (!dataset || typeof dataset.prompt !== 'function' || !(dataset.size > 0)) {
     throw new TypeError('createLlmSut: options.dataset must be a dataset with size > 0 and prompt(index)');
   }
-  if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) throw new EndpointError('createLlmSut: give at least one endpoint URL');
+  if (!Array.isArray(options.endpoints) || options.endpoints.length === 0)
+    throw new EndpointError('createLlmSut: give at least one endpoint URL');
   const maxInFlight = positiveInt('maxInFlightPerEndpoint', options.maxInFlightPerEndpoint ?? 4096);
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.apiKey) {
@@ -160,10 +177,20 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     const { origin, prefix } = parseEndpointUrl(c.url);
     // http://user:pw@host: sent as Basic authorization (in place of an API key), never shown.
     const { url, headers: own, replaced } = endpointRequestInfo(c.url, headers);
-    if (replaced) warn(`endpoint ${url}: its URL's user and password are sent (HTTP Basic) in place of the API key or Authorization header`);
+    if (replaced)
+      warn(
+        `endpoint ${url}: its URL's user and password are sent (HTTP Basic) in place of the API key or Authorization header`,
+      );
     const weight = c.weight ?? 1;
     if (!(weight > 0)) throw new RangeError(`endpoint ${url}: weight must be > 0, got ${String(weight)}`);
-    return { url, origin, prefix, weight, headers: own, maxInFlight: positiveInt(`endpoint ${url}: maxInFlight`, c.maxInFlight ?? maxInFlight) };
+    return {
+      url,
+      origin,
+      prefix,
+      weight,
+      headers: own,
+      maxInFlight: positiveInt(`endpoint ${url}: maxInFlight`, c.maxInFlight ?? maxInFlight),
+    };
   });
   const workers = options.workers ?? defaultWorkers(availableParallelism());
   positiveInt('workers', workers, 0);
@@ -188,13 +215,15 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   const preset = options.benchmark ? samplingPreset(options.benchmark) : {};
   const maxTokens = options.sampling?.maxTokens ?? preset.maxTokens;
   if (maxTokens !== undefined) positiveInt('sampling.maxTokens', maxTokens);
-  if (options.stream === true && batchSize > 1) throw new RangeError('batched requests (batchSize > 1) do not stream: drop stream: true or use batchSize 1');
+  if (options.stream === true && batchSize > 1)
+    throw new RangeError('batched requests (batchSize > 1) do not stream: drop stream: true or use batchSize 1');
   const total = positiveInt('totalSampleCount', options.totalSampleCount ?? dataset.size);
   const perf = positiveInt('performanceSampleCount', options.performanceSampleCount ?? Math.min(total, dataset.size));
 
   // Start-up health check and detection, all endpoints at once.
   const requested = options.backend ?? 'auto';
-  if (!['auto', 'vllm', 'sglang', 'openai'].includes(requested)) throw new RangeError(`backend must be auto, vllm, sglang or openai, got ${String(requested)}`);
+  if (!['auto', 'vllm', 'sglang', 'openai'].includes(requested))
+    throw new RangeError(`backend must be auto, vllm, sglang or openai, got ${String(requested)}`);
   if (options.api !== undefined && !['completions', 'chat', 'generate'].includes(options.api)) {
     throw new RangeError(`api must be completions, chat or generate, got ${String(options.api)}`);
   }
@@ -213,18 +242,27 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
   );
   const healthy = probes.filter((p) => p.healthy);
   if (healthy.length === 0) {
-    throw new EndpointError(`no endpoint answered the health check: ${probes.map((p) => `${p.url}: ${p.error ?? 'unhealthy'}`).join('; ')}`);
+    throw new EndpointError(
+      `no endpoint answered the health check: ${probes.map((p) => `${p.url}: ${p.error ?? 'unhealthy'}`).join('; ')}`,
+    );
   }
   // Capabilities come from the first endpoint's test request; probe another if it failed.
   let lead = probes[0].healthy ? probes[0] : healthy[0];
   if (needTest && !lead.capabilities) {
     const k = probes.indexOf(lead);
-    lead = await probeEndpoint(lead.url, { backend: requested === 'auto' ? undefined : requested, api: options.api, model: options.model, headers: endpoints[k]!.headers });
-    if (!lead.healthy || !lead.capabilities) throw new EndpointError(`the test request to ${lead.url} failed: ${lead.error ?? 'unknown error'}`);
+    lead = await probeEndpoint(lead.url, {
+      backend: requested === 'auto' ? undefined : requested,
+      api: options.api,
+      model: options.model,
+      headers: endpoints[k]!.headers,
+    });
+    if (!lead.healthy || !lead.capabilities)
+      throw new EndpointError(`the test request to ${lead.url} failed: ${lead.error ?? 'unknown error'}`);
   }
   const backend: Backend = requested === 'auto' ? (lead.backend ?? 'openai') : requested;
   const api: WireApiName = options.api ?? 'completions';
-  if (api === 'generate' && backend !== 'sglang') throw new RangeError(`the generate API is SGLang's native route; backend ${backend} does not have it`);
+  if (api === 'generate' && backend !== 'sglang')
+    throw new RangeError(`the generate API is SGLang's native route; backend ${backend} does not have it`);
   const model = options.model ?? lead.models[0]?.id ?? 'default';
   const capabilities: Capabilities = {
     tokenSource: api === 'generate' ? 'output_ids' : 'none',
@@ -237,14 +275,36 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     warnings.push(m);
     warn(m);
   }
-  if (batchSize > 1 && !(capabilities.batchPrompts && (api === 'generate' || capabilities.tokenSource === 'token_ids'))) {
-    throw new RangeError(`batchSize ${batchSize}: the ${backend} ${api} API here cannot return per-prompt token ids for batched prompts; use batchSize 1`);
+  if (
+    batchSize > 1 &&
+    !(capabilities.batchPrompts && (api === 'generate' || capabilities.tokenSource === 'token_ids'))
+  ) {
+    throw new RangeError(
+      `batchSize ${batchSize}: the ${backend} ${api} API here cannot return per-prompt token ids for batched prompts; use batchSize 1`,
+    );
   }
 
-  const sampling: SamplingParams = { ...DEFAULTS, ...(backend !== 'openai' ? { topK: -1 } : {}), ...preset, ...(options.sampling ?? {}) };
-  const bodyCtx: BodyContext = { backend, api, model, capabilities, sampling, stream: batchSize === 1 && options.stream !== false };
+  const sampling: SamplingParams = {
+    ...DEFAULTS,
+    ...(backend !== 'openai' ? { topK: -1 } : {}),
+    ...preset,
+    ...(options.sampling ?? {}),
+  };
+  const bodyCtx: BodyContext = {
+    backend,
+    api,
+    model,
+    capabilities,
+    sampling,
+    stream: batchSize === 1 && options.stream !== false,
+  };
   const config: DriverConfig = {
-    endpoints: endpoints.map((e) => ({ origin: e.origin, prefix: e.prefix, maxConnections: e.maxInFlight, headers: e.headers })),
+    endpoints: endpoints.map((e) => ({
+      origin: e.origin,
+      prefix: e.prefix,
+      maxConnections: e.maxInFlight,
+      headers: e.headers,
+    })),
     api,
     path: apiPath(api),
     tokenSource: capabilities.tokenSource,
@@ -271,7 +331,10 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     if (!p.healthy) for (let i = 0; i < failureThreshold; i++) router.failure(k);
   });
 
-  const pool = workers === 0 ? new InProcess(config, router, batchSize) : await WorkerPool.start(workers, config, router, batchSize);
+  const pool =
+    workers === 0
+      ? new InProcess(config, router, batchSize)
+      : await WorkerPool.start(workers, config, router, batchSize);
 
   const sut: SystemUnderTest = {
     name: options.name ?? `LlmSut(${backend}, ${api}, ${endpoints.length} endpoint${endpoints.length > 1 ? 's' : ''})`,
@@ -289,7 +352,8 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     loadSamplesToRam: async (indices: number[]) => {
       const built = new Map<number, BuiltBody>();
       for (const i of indices) {
-        if (i >= dataset.size) throw new RangeError(`sample index ${i} is outside the dataset (${dataset.size} samples)`);
+        if (i >= dataset.size)
+          throw new RangeError(`sample index ${i} is outside the dataset (${dataset.size} samples)`);
         if (!built.has(i)) built.set(i, buildBody(dataset.prompt(i), i, bodyCtx));
       }
       await pool.setBodies(BodyStore.build(Math.max(total, dataset.size), built));
@@ -307,7 +371,16 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     probes,
     async report() {
       const snaps = await pool.snapshots();
-      return mergeSnapshots(snaps, { backend, api, capabilities, workers, busyPollIdleMs: busyPoll ? busyPoll.idleMs : null, urls: endpoints.map((e) => e.url), warnings: [...warnings], timesOpened: endpoints.map((_, k) => router.timesOpened(k)) });
+      return mergeSnapshots(snaps, {
+        backend,
+        api,
+        capabilities,
+        workers,
+        busyPollIdleMs: busyPoll ? busyPoll.idleMs : null,
+        urls: endpoints.map((e) => e.url),
+        warnings: [...warnings],
+        timesOpened: endpoints.map((_, k) => router.timesOpened(k)),
+      });
     },
     idle: () => pool.idle(),
     close: () => {

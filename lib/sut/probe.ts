@@ -49,7 +49,13 @@ interface Fetched {
 }
 
 async function get(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Fetched> {
-  const res = await request(url, { method: 'GET', headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+  const res = await request(url, {
+    method: 'GET',
+    headers,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   return { status: res.statusCode, text: await res.body.text() };
 }
 
@@ -67,7 +73,17 @@ export async function probeEndpoint(given: string, options: ProbeOptions = {}): 
   // http://user:pw@host: Basic authorization (in place of one in options.headers), the URL shown without it.
   const { url, headers } = endpointRequestInfo(given, options.headers ?? {});
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const out: ProbeResult = { url, healthy: false, error: null, backend: null, version: null, models: [], capabilities: null, ttftMs: null, tokensPerSecond: null };
+  const out: ProbeResult = {
+    url,
+    healthy: false,
+    error: null,
+    backend: null,
+    version: null,
+    models: [],
+    capabilities: null,
+    ttftMs: null,
+    tokensPerSecond: null,
+  };
   const base = origin + prefix;
   let health: Fetched;
   try {
@@ -81,14 +97,20 @@ export async function probeEndpoint(given: string, options: ProbeOptions = {}): 
     get(`${base}/get_server_info`, headers, timeoutMs).catch(() => null),
     get(`${base}/v1/models`, headers, timeoutMs).catch(() => null),
   ]);
-  const modelList = models && models.status === 200 ? (json(models.text) as { data?: unknown[] } | undefined) : undefined;
+  const modelList =
+    models && models.status === 200 ? (json(models.text) as { data?: unknown[] } | undefined) : undefined;
   for (const m of Array.isArray(modelList?.data) ? modelList.data : []) {
     const o = m as { id?: unknown; max_model_len?: unknown; owned_by?: unknown };
     if (typeof o.id === 'string') {
-      out.models.push({ id: o.id, maxModelLen: typeof o.max_model_len === 'number' ? o.max_model_len : null, ownedBy: typeof o.owned_by === 'string' ? o.owned_by : null });
+      out.models.push({
+        id: o.id,
+        maxModelLen: typeof o.max_model_len === 'number' ? o.max_model_len : null,
+        ownedBy: typeof o.owned_by === 'string' ? o.owned_by : null,
+      });
     }
   }
-  const info = serverInfo && serverInfo.status === 200 ? (json(serverInfo.text) as { version?: unknown } | undefined) : undefined;
+  const info =
+    serverInfo && serverInfo.status === 200 ? (json(serverInfo.text) as { version?: unknown } | undefined) : undefined;
   const ver = version && version.status === 200 ? (json(version.text) as { version?: unknown } | undefined) : undefined;
   const owner = out.models[0]?.ownedBy;
   let backend: Backend;
@@ -97,7 +119,8 @@ export async function probeEndpoint(given: string, options: ProbeOptions = {}): 
   else if (owner === 'vllm') backend = 'vllm';
   else backend = 'openai';
   out.backend = backend;
-  out.version = typeof info?.version === 'string' ? info.version : typeof ver?.version === 'string' ? ver.version : null;
+  out.version =
+    typeof info?.version === 'string' ? info.version : typeof ver?.version === 'string' ? ver.version : null;
 
   if (health.status !== 200 && out.models.length === 0) {
     out.error = `GET /health answered ${health.status} and /v1/models gave no model`;
@@ -127,35 +150,76 @@ interface TestOutcome {
 }
 
 // A 4-token streamed request asking for ids the ways the backend may give them.
-async function testRequest(base: string, api: WireApiName, backend: Backend, model: string, headers: Record<string, string>, timeoutMs: number): Promise<TestOutcome> {
+async function testRequest(
+  base: string,
+  api: WireApiName,
+  backend: Backend,
+  model: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<TestOutcome> {
   const maxTokens = 4;
   if (api === 'generate') {
-    const body = { input_ids: [1, 2, 3, 4], sampling_params: { max_new_tokens: maxTokens, min_new_tokens: maxTokens, temperature: 0, ignore_eos: true }, stream: true };
-    const r = await streamOnce(`${base}${apiPath(api)}`, body, headers, timeoutMs, (t, s, e, st) => decodeGenerateChunk(t, s, e, st));
-    const caps: Capabilities = { tokenSource: 'output_ids', outputIds: r.state.outputIdsMode === 'delta' ? 'delta' : 'cumulative', batchPrompts: true };
+    const body = {
+      input_ids: [1, 2, 3, 4],
+      sampling_params: { max_new_tokens: maxTokens, min_new_tokens: maxTokens, temperature: 0, ignore_eos: true },
+      stream: true,
+    };
+    const r = await streamOnce(`${base}${apiPath(api)}`, body, headers, timeoutMs, (t, s, e, st) =>
+      decodeGenerateChunk(t, s, e, st),
+    );
+    const caps: Capabilities = {
+      tokenSource: 'output_ids',
+      outputIds: r.state.outputIdsMode === 'delta' ? 'delta' : 'cumulative',
+      batchPrompts: true,
+    };
     return { capabilities: caps, ttftMs: r.ttftMs, tokensPerSecond: r.tokensPerSecond };
   }
   const chat = api === 'chat';
-  const base1: Record<string, unknown> = { model, max_tokens: maxTokens, min_tokens: maxTokens, ignore_eos: true, temperature: 0, stream: true, stream_options: { include_usage: true } };
+  const base1: Record<string, unknown> = {
+    model,
+    max_tokens: maxTokens,
+    min_tokens: maxTokens,
+    ignore_eos: true,
+    temperature: 0,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
   if (chat) base1.messages = [{ role: 'user', content: 'Say hello.' }];
   else base1.prompt = [1, 2, 3, 4];
   // Ask for every id mechanism at once, then see which one answered.
-  const body = { ...base1, return_token_ids: true, logprobs: chat ? true : 1, ...(chat ? { top_logprobs: 0 } : {}), return_tokens_as_token_ids: true };
+  const body = {
+    ...base1,
+    return_token_ids: true,
+    logprobs: chat ? true : 1,
+    ...(chat ? { top_logprobs: 0 } : {}),
+    return_tokens_as_token_ids: true,
+  };
   const path = `${base}${apiPath(api)}`;
   let ids: Awaited<ReturnType<typeof streamOnce>>;
   try {
-    ids = await streamOnce(path, body, headers, timeoutMs, (t, s, e, st) => decodeOpenAiChunk(t, s, e, st, 'token_ids', chat));
+    ids = await streamOnce(path, body, headers, timeoutMs, (t, s, e, st) =>
+      decodeOpenAiChunk(t, s, e, st, 'token_ids', chat),
+    );
   } catch (err) {
     // A strict server may refuse the id fields: counts only, then.
     if (!(err instanceof Error && err.message.startsWith('HTTP 400'))) throw err;
-    const plain = await streamOnce(path, base1, headers, timeoutMs, (t, s, e, st) => decodeOpenAiChunk(t, s, e, st, 'none', chat));
-    return { capabilities: { tokenSource: 'none', batchPrompts: false }, ttftMs: plain.ttftMs, tokensPerSecond: plain.tokensPerSecond };
+    const plain = await streamOnce(path, base1, headers, timeoutMs, (t, s, e, st) =>
+      decodeOpenAiChunk(t, s, e, st, 'none', chat),
+    );
+    return {
+      capabilities: { tokenSource: 'none', batchPrompts: false },
+      ttftMs: plain.ttftMs,
+      tokensPerSecond: plain.tokensPerSecond,
+    };
   }
   let source: TokenSource = 'none';
   let r = ids;
   if (ids.state.tokens.length > 0) source = 'token_ids';
   else {
-    const lp = await streamOnce(path, body, headers, timeoutMs, (t, s, e, st) => decodeOpenAiChunk(t, s, e, st, 'logprobs', chat));
+    const lp = await streamOnce(path, body, headers, timeoutMs, (t, s, e, st) =>
+      decodeOpenAiChunk(t, s, e, st, 'logprobs', chat),
+    );
     if (lp.state.tokens.length > 0) {
       source = 'logprobs';
       r = lp;
@@ -167,7 +231,13 @@ async function testRequest(base: string, api: WireApiName, backend: Backend, mod
 
 type Decode = (text: string, s: number, e: number, st: StreamState) => number;
 
-async function streamOnce(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number, decode: Decode) {
+async function streamOnce(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  decode: Decode,
+) {
   const state = new StreamState();
   const t0 = performance.now();
   let first = 0;

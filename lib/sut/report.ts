@@ -76,7 +76,9 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
   });
   const warnings = [...ctx.warnings];
   if (noIds > 0 && ctx.capabilities.tokenSource !== 'none') {
-    warnings.push(`${noIds} samples were completed without token ids (the server sent none for them): their accuracy-log entries are empty`);
+    warnings.push(
+      `${noIds} samples were completed without token ids (the server sent none for them): their accuracy-log entries are empty`,
+    );
   }
   const report: SutReport = {
     backend: ctx.backend,
@@ -88,7 +90,12 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
     peakInFlight,
     errorKinds,
     endpoints,
-    chunks: { total: chunks, multiToken: multi, multiTokenFraction: chunks > 0 ? multi / chunks : 0, tokensPerChunk: chunks > 0 ? chunkTokens / chunks : 0 },
+    chunks: {
+      total: chunks,
+      multiToken: multi,
+      multiTokenFraction: chunks > 0 ? multi / chunks : 0,
+      tokensPerChunk: chunks > 0 ? chunkTokens / chunks : 0,
+    },
     interChunkGapMs: gaps.summary(MS),
     issueDelayMs: percentiles(concat(snaps.map((s) => s.issueDelayNs)), MS),
     headersMs: percentiles(concat(snaps.map((s) => s.headersNs)), MS),

@@ -81,7 +81,8 @@ export class SampleFifo {
   private grow(): void {
     const cap = this.buf.length / 3;
     const next = new Float64Array(this.buf.length * 2);
-    for (let i = 0; i < this.count; i++) next.set(this.buf.subarray(3 * ((this.head + i) % cap), 3 * ((this.head + i) % cap) + 3), 3 * i);
+    for (let i = 0; i < this.count; i++)
+      next.set(this.buf.subarray(3 * ((this.head + i) % cap), 3 * ((this.head + i) % cap) + 3), 3 * i);
     this.buf = next;
     this.head = 0;
   }

@@ -125,7 +125,12 @@ export function chunkedOnly(rawHeaders: readonly (Buffer | string)[] | null): bo
     const name = rawHeaders[i];
     if (name.length === 14 && String(name).toLowerCase() === 'content-length') return false;
     if (name.length === 17 && String(name).toLowerCase() === 'transfer-encoding') {
-      if (String(rawHeaders[i + 1]).trim().toLowerCase() !== 'chunked') return false;
+      if (
+        String(rawHeaders[i + 1])
+          .trim()
+          .toLowerCase() !== 'chunked'
+      )
+        return false;
       chunked = true;
     }
   }
@@ -213,14 +218,22 @@ function decodeBody(socket: ReusedSocket, st: SocketState, offset: number, lengt
   }
   if (error !== 0) {
     st.sink = null;
-    socket.destroy(new ParserError(`Response does not match the HTTP/1.1 protocol (${CH_ERRORS[error]})`, 'INVALID_CHUNK_SIZE'));
+    socket.destroy(
+      new ParserError(`Response does not match the HTTP/1.1 protocol (${CH_ERRORS[error]})`, 'INVALID_CHUNK_SIZE'),
+    );
     return;
   }
   if (lastEnd >= 0) {
     st.sink = null;
     const end = offset + length;
     // A last-chunk line split over reads is rebuilt (its extensions dropped).
-    feed(socket, st, lastStart >= 0 ? buf.subarray(offset + lastStart, end) : Buffer.concat([LAST_LINE, buf.subarray(offset + lastEnd, end)]));
+    feed(
+      socket,
+      st,
+      lastStart >= 0
+        ? buf.subarray(offset + lastStart, end)
+        : Buffer.concat([LAST_LINE, buf.subarray(offset + lastEnd, end)]),
+    );
   }
 }
 
@@ -263,7 +276,11 @@ export function reusedReadConnector(timeoutMs: number): Connector {
     const timer =
       timeoutMs > 0
         ? setTimeout(() => {
-            socket.destroy(new errors.ConnectTimeoutError(`Connect Timeout Error (attempted address: ${host}:${port}, timeout: ${timeoutMs}ms)`));
+            socket.destroy(
+              new errors.ConnectTimeoutError(
+                `Connect Timeout Error (attempted address: ${host}:${port}, timeout: ${timeoutMs}ms)`,
+              ),
+            );
           }, timeoutMs)
         : null;
     timer?.unref();

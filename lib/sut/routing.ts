@@ -51,7 +51,11 @@ export class Router {
     this.cooldownMs = shared.cooldownMs;
   }
 
-  static create(endpoints: readonly { weight: number; maxInFlight: number }[], failureThreshold: number, cooldownMs: number): Router {
+  static create(
+    endpoints: readonly { weight: number; maxInFlight: number }[],
+    failureThreshold: number,
+    cooldownMs: number,
+  ): Router {
     const ints = new SharedArrayBuffer(endpoints.length * I_STRIDE * 4);
     const floats = new SharedArrayBuffer((endpoints.length * F_STRIDE + G_FLOATS) * 8);
     const r = new Router({ ints, floats, failureThreshold, cooldownMs });

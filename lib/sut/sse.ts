@@ -125,7 +125,8 @@ export class SseReader {
 }
 
 // Buffer#latin1Slice skips toString's argument checks; fall back if absent.
-const slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Buffer, a: number, b: number) => string }).latin1Slice;
+const slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Buffer, a: number, b: number) => string })
+  .latin1Slice;
 function latin1(b: Buffer): string {
   return slice ? slice.call(b, 0, b.length) : b.toString('latin1');
 }

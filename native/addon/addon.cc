@@ -231,7 +231,9 @@ Napi::Value LogSutMessage(const Napi::CallbackInfo& info) {
   const std::string key = info[0].As<Napi::String>().Utf8Value();
   const std::string message = info[1].As<Napi::String>().Utf8Value();
   const uint32_t level = info.Length() > 2 ? info[2].As<Napi::Number>().Uint32Value() : 0;
-  const lg::SutLogLevel l = level == 2 ? lg::SutLogLevel::Error : level == 1 ? lg::SutLogLevel::Warning : lg::SutLogLevel::Info;
+  const lg::SutLogLevel l = level == 2   ? lg::SutLogLevel::Error
+                            : level == 1 ? lg::SutLogLevel::Warning
+                                         : lg::SutLogLevel::Info;
   return Napi::Boolean::New(info.Env(), lg::LogSutMessage(key, message, l));
 }
 
@@ -362,18 +364,26 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("testRunning", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
                 return Napi::Boolean::New(info.Env(), lg::TestRunning());
               }));
-  exports.Set("completeShared", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteShared(i, false); }));
-  exports.Set("firstTokenShared", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteShared(i, true); }));
-  exports.Set("completeArray", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteArray(i, false); }));
-  exports.Set("firstTokenArray", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteArray(i, true); }));
-  exports.Set("completeObjects", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteObjects(i, false); }));
-  exports.Set("firstTokenObjects", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteObjects(i, true); }));
-  exports.Set("completeBytes", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteBytes(i, false); }));
-  exports.Set("firstTokenBytes", Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteBytes(i, true); }));
+  exports.Set("completeShared",
+              Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteShared(i, false); }));
+  exports.Set("firstTokenShared",
+              Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteShared(i, true); }));
+  exports.Set("completeArray",
+              Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteArray(i, false); }));
+  exports.Set("firstTokenArray",
+              Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteArray(i, true); }));
+  exports.Set("completeObjects",
+              Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteObjects(i, false); }));
+  exports.Set("firstTokenObjects",
+              Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteObjects(i, true); }));
+  exports.Set("completeBytes",
+              Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteBytes(i, false); }));
+  exports.Set("firstTokenBytes",
+              Napi::Function::New(env, [](const Napi::CallbackInfo& i) { return CompleteBytes(i, true); }));
   exports.Set("issueTimes", Napi::Function::New(env, IssueTimes));
   exports.Set("nowNs", Napi::Function::New(env, [](const Napi::CallbackInfo& i) {
-    return Napi::Number::New(i.Env(), static_cast<double>(lg::NowNs()));
-  }));
+                return Napi::Number::New(i.Env(), static_cast<double>(lg::NowNs()));
+              }));
   exports.Set("logSutMessage", Napi::Function::New(env, LogSutMessage));
   RegisterSse(env, exports);
   RegisterWorkerQueues(env, exports);

@@ -37,19 +37,23 @@ void OnIdle(uv_idle_t* handle) {
 void Close(ThreadPoll* p) {
   if (t_poll == p) t_poll = nullptr;
   uv_idle_stop(&p->handle);
-  uv_close(reinterpret_cast<uv_handle_t*>(&p->handle), [](uv_handle_t* h) { delete static_cast<ThreadPoll*>(h->data); });
+  uv_close(reinterpret_cast<uv_handle_t*>(&p->handle),
+           [](uv_handle_t* h) { delete static_cast<ThreadPoll*>(h->data); });
 }
 
 void OnEnvCleanup(void* arg) { Close(static_cast<ThreadPoll*>(arg)); }
 
 Napi::Value Enable(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "busyPollEnable: expected idleMs (a number)");
+  if (info.Length() < 1 || !info[0].IsNumber())
+    throw Napi::TypeError::New(env, "busyPollEnable: expected idleMs (a number)");
   const double ms = info[0].As<Napi::Number>().DoubleValue();
-  if (!(ms >= 0) || !std::isfinite(ms)) throw Napi::RangeError::New(env, "busyPollEnable: idleMs must be a finite number >= 0");
+  if (!(ms >= 0) || !std::isfinite(ms))
+    throw Napi::RangeError::New(env, "busyPollEnable: idleMs must be a finite number >= 0");
   if (t_poll == nullptr) {
     uv_loop_t* loop = nullptr;
-    if (napi_get_uv_event_loop(env, &loop) != napi_ok || loop == nullptr) throw Napi::Error::New(env, "busyPollEnable: no event loop");
+    if (napi_get_uv_event_loop(env, &loop) != napi_ok || loop == nullptr)
+      throw Napi::Error::New(env, "busyPollEnable: no event loop");
     auto* p = new ThreadPoll;
     uv_idle_init(loop, &p->handle);
     p->handle.data = p;

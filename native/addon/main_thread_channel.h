@@ -17,8 +17,8 @@ namespace lgaddon {
 
 class MainThreadChannel {
  public:
-  using QueryHandler = std::function<void(const std::vector<lg::QuerySample>& samples,
-                                          const std::vector<uint32_t>& query_sizes)>;
+  using QueryHandler =
+      std::function<void(const std::vector<lg::QuerySample>& samples, const std::vector<uint32_t>& query_sizes)>;
   using Control = std::function<void()>;
 
   MainThreadChannel(uv_loop_t* loop, QueryHandler on_queries);

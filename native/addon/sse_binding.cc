@@ -83,7 +83,8 @@ napi_value ReadBuffer(napi_env env, napi_callback_info info) {
   napi_typedarray_type type;
   size_t length = 0;
   void* data = nullptr;
-  if (argc < 1 || napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok || type != napi_uint8_array) {
+  if (argc < 1 || napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_uint8_array) {
     napi_throw_type_error(env, nullptr, "readBuffer(buf: Uint8Array)");
     return nullptr;
   }
@@ -104,7 +105,8 @@ bool ReadRange(napi_env env, napi_callback_info info, const char* name, uint8_t*
   napi_get_cb_info(env, info, &argc, args, nullptr, nullptr);
   uint32_t offset = 0;
   uint32_t count = 0;
-  if (argc < 2 || napi_get_value_uint32(env, args[0], &offset) != napi_ok || napi_get_value_uint32(env, args[1], &count) != napi_ok) {
+  if (argc < 2 || napi_get_value_uint32(env, args[0], &offset) != napi_ok ||
+      napi_get_value_uint32(env, args[1], &count) != napi_ok) {
     napi_throw_type_error(env, nullptr, (std::string(name) + "(offset: number, length: number)").c_str());
     return false;
   }
@@ -113,7 +115,8 @@ bool ReadRange(napi_env env, napi_callback_info info, const char* name, uint8_t*
     return false;
   }
   if (offset > t_read_length || count > t_read_length - offset) {
-    napi_throw_range_error(env, nullptr, (std::string(name) + ": offset + length past the end of the read buffer").c_str());
+    napi_throw_range_error(env, nullptr,
+                           (std::string(name) + ": offset + length past the end of the read buffer").c_str());
     return false;
   }
   *data = t_read + offset;

@@ -11,8 +11,8 @@ namespace lgaddon {
 namespace {
 constexpr size_t kDrainCapacity = 1 << 16;  // doubles
 constexpr size_t kDirectCapacity = 1 << 12;
-constexpr int64_t kSliceNs = 10 * 1000 * 1000;   // yield to the event loop every 10 ms
-constexpr int64_t kSliceGapNs = 1000 * 1000;     // a 1 ms gap means we already yielded
+constexpr int64_t kSliceNs = 10 * 1000 * 1000;  // yield to the event loop every 10 ms
+constexpr int64_t kSliceGapNs = 1000 * 1000;    // a 1 ms gap means we already yielded
 
 uv_loop_t* LoopOf(Napi::Env env) {
   uv_loop_t* loop = nullptr;
@@ -62,9 +62,8 @@ TestContext::TestContext(Napi::Env env, Napi::Object dispatcher)
   direct_cap_ = kDirectCapacity;
   direct_buf_ = Napi::Persistent(direct);
   channel_.reset(new MainThreadChannel(
-      LoopOf(env), [this](const std::vector<lg::QuerySample>& s, const std::vector<uint32_t>& sizes) {
-        DeliverQueries(s, sizes);
-      }));
+      LoopOf(env),
+      [this](const std::vector<lg::QuerySample>& s, const std::vector<uint32_t>& sizes) { DeliverQueries(s, sizes); }));
 }
 
 TestContext::~TestContext() {
@@ -170,7 +169,8 @@ void TestContext::DeliverQueries(const std::vector<lg::QuerySample>& samples, co
   size_t offset = 0;
   auto flush = [&]() {
     if (used == 0) return;
-    issue_fn_.MakeCallback(dispatcher_.Value(), {drain_buf_.Value(), Napi::Number::New(env_, static_cast<double>(used))});
+    issue_fn_.MakeCallback(dispatcher_.Value(),
+                           {drain_buf_.Value(), Napi::Number::New(env_, static_cast<double>(used))});
     used = 0;
   };
   try {
@@ -298,7 +298,9 @@ void JsQsl::CallAndWait(const char* method, const std::vector<uint64_t>& indices
   }
   std::string error = ctx->qsl_calls_[token].second;
   ctx->qsl_calls_.erase(token);
-  if (!error.empty()) throw std::runtime_error(std::string("QSL ") + (load ? "loadSamplesToRam" : "unloadSamplesFromRam") + " failed: " + error);
+  if (!error.empty())
+    throw std::runtime_error(std::string("QSL ") + (load ? "loadSamplesToRam" : "unloadSamplesFromRam") +
+                             " failed: " + error);
 }
 
 }  // namespace lgaddon

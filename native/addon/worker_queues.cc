@@ -36,7 +36,8 @@ size_t WorkerQueue::Waiting() {
 
 void WorkerQueue::Attach(Napi::Env env, Napi::Function callback, std::shared_ptr<WorkerQueueGroup> keep) {
   uv_loop_t* loop = nullptr;
-  if (napi_get_uv_event_loop(env, &loop) != napi_ok || loop == nullptr) throw Napi::Error::New(env, "worker queue: no event loop");
+  if (napi_get_uv_event_loop(env, &loop) != napi_ok || loop == nullptr)
+    throw Napi::Error::New(env, "worker queue: no event loop");
   Napi::Float64Array buffer = Napi::Float64Array::New(env, 2 * kDeliverPairs);
   std::lock_guard<std::mutex> lock(mu_);
   if (async_ != nullptr) throw Napi::Error::New(env, "worker queue: already attached");
@@ -168,46 +169,47 @@ WorkerQueue& QueueArg(const Napi::CallbackInfo& info, WorkerQueueGroup& group) {
 void RegisterWorkerQueues(Napi::Env env, Napi::Object exports) {
   // (workers) -> group id
   exports.Set("workerQueuesCreate", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    const uint32_t n = info[0].As<Napi::Number>().Uint32Value();
-    if (n == 0) throw Napi::RangeError::New(info.Env(), "a worker queue group needs at least one queue");
-    return Napi::Number::New(info.Env(), CreateWorkerQueueGroup(n));
-  }));
+                const uint32_t n = info[0].As<Napi::Number>().Uint32Value();
+                if (n == 0) throw Napi::RangeError::New(info.Env(), "a worker queue group needs at least one queue");
+                return Napi::Number::New(info.Env(), CreateWorkerQueueGroup(n));
+              }));
   // (group) -> undefined; queues already attached keep working until they detach.
   exports.Set("workerQueuesRelease", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    ReleaseWorkerQueueGroup(info[0].As<Napi::Number>().Uint32Value());
-    return info.Env().Undefined();
-  }));
+                ReleaseWorkerQueueGroup(info[0].As<Napi::Number>().Uint32Value());
+                return info.Env().Undefined();
+              }));
   // (group, Float64Array [id, index, ...], pairs) -> undefined: a query issued from JS.
   exports.Set("workerQueuesPush", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    auto group = GroupArg(info);
-    Napi::Float64Array a = info[1].As<Napi::Float64Array>();
-    const size_t n = info[2].As<Napi::Number>().Uint32Value();
-    if (2 * n > a.ElementLength()) throw Napi::RangeError::New(info.Env(), "workerQueuesPush: more pairs than the array holds");
-    thread_local std::vector<lg::QuerySample> samples;
-    samples.resize(n);
-    for (size_t i = 0; i < n; i++) {
-      samples[i].id = static_cast<uint64_t>(a[2 * i]);
-      samples[i].index = static_cast<uint64_t>(a[2 * i + 1]);
-    }
-    group->Distribute(samples.data(), n);
-    return info.Env().Undefined();
-  }));
+                auto group = GroupArg(info);
+                Napi::Float64Array a = info[1].As<Napi::Float64Array>();
+                const size_t n = info[2].As<Napi::Number>().Uint32Value();
+                if (2 * n > a.ElementLength())
+                  throw Napi::RangeError::New(info.Env(), "workerQueuesPush: more pairs than the array holds");
+                thread_local std::vector<lg::QuerySample> samples;
+                samples.resize(n);
+                for (size_t i = 0; i < n; i++) {
+                  samples[i].id = static_cast<uint64_t>(a[2 * i]);
+                  samples[i].index = static_cast<uint64_t>(a[2 * i + 1]);
+                }
+                group->Distribute(samples.data(), n);
+                return info.Env().Undefined();
+              }));
   // (group, k, callback(pairs: Float64Array, n)) on the worker's thread.
   exports.Set("workerQueueAttach", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    auto group = GroupArg(info);
-    QueueArg(info, *group).Attach(info.Env(), info[2].As<Napi::Function>(), group);
-    return info.Env().Undefined();
-  }));
+                auto group = GroupArg(info);
+                QueueArg(info, *group).Attach(info.Env(), info[2].As<Napi::Function>(), group);
+                return info.Env().Undefined();
+              }));
   exports.Set("workerQueueDetach", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    auto group = FindWorkerQueueGroup(info[0].As<Napi::Number>().Uint32Value());
-    if (group) QueueArg(info, *group).Detach();
-    return info.Env().Undefined();
-  }));
+                auto group = FindWorkerQueueGroup(info[0].As<Napi::Number>().Uint32Value());
+                if (group) QueueArg(info, *group).Detach();
+                return info.Env().Undefined();
+              }));
   // (group, k) -> pairs waiting (tests, idle checks).
   exports.Set("workerQueueWaiting", Napi::Function::New(env, [](const Napi::CallbackInfo& info) {
-    auto group = GroupArg(info);
-    return Napi::Number::New(info.Env(), static_cast<double>(QueueArg(info, *group).Waiting()));
-  }));
+                auto group = GroupArg(info);
+                return Napi::Number::New(info.Env(), static_cast<double>(QueueArg(info, *group).Waiting()));
+              }));
 }
 
 }  // namespace lgaddon

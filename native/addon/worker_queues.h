@@ -42,8 +42,8 @@ class WorkerQueue {
   void WakeLocked();
 
   std::mutex mu_;
-  std::vector<double> pairs_;  // [id, index, ...] not yet delivered
-  size_t head_ = 0;            // doubles already delivered from pairs_
+  std::vector<double> pairs_;    // [id, index, ...] not yet delivered
+  size_t head_ = 0;              // doubles already delivered from pairs_
   uv_async_t* async_ = nullptr;  // non-null while attached
   napi_env env_ = nullptr;
   Napi::FunctionReference callback_;
@@ -77,7 +77,8 @@ void ReleaseWorkerQueueGroup(uint32_t id);
 // A SUT that hands every issued query to a worker queue group.
 class WorkerQueueSut : public lg::SystemUnderTest {
  public:
-  WorkerQueueSut(std::shared_ptr<WorkerQueueGroup> group, std::string name) : group_(std::move(group)), name_(std::move(name)) {}
+  WorkerQueueSut(std::shared_ptr<WorkerQueueGroup> group, std::string name)
+      : group_(std::move(group)), name_(std::move(name)) {}
   std::string Name() override { return name_; }
   void IssueQuery(const lg::QuerySample* samples, size_t count) override { group_->Distribute(samples, count); }
   // The adapter sends every sample as it arrives: nothing to flush.

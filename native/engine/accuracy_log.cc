@@ -58,8 +58,8 @@ void AccuracyLog::WriteBatch(std::vector<AccuracyEntry>* batch) {
   for (const auto& e : *batch) {
     text.clear();
     text += need_comma_ ? ",\n{ " : "\n{ ";
-    text += "\"seq_id\" : " + std::to_string(e.seq_id) + ", \"qsl_idx\" : " + std::to_string(e.qsl_idx) +
-            ", \"data\" : ";
+    text +=
+        "\"seq_id\" : " + std::to_string(e.seq_id) + ", \"qsl_idx\" : " + std::to_string(e.qsl_idx) + ", \"data\" : ";
     AppendHex(e.data, &text);
     if (format_ == AccuracyFormat::TokenDataAndCount) {
       text += ", \"token_data\" : ";

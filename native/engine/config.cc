@@ -15,9 +15,7 @@ namespace lg {
 namespace {
 
 // The whitespace of `istream >> std::string` in the classic locale.
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 
 std::vector<std::string> SplitTokens(const std::string& line) {
   std::vector<std::string> tokens;
@@ -46,13 +44,13 @@ std::string Where(const std::string& source, int line) { return source + ":" + s
 
 const std::set<std::string>& MlperfConfOnlyKeys() {
   static const std::set<std::string> keys = {"qsl_rng_seed",
-                                              "sample_index_rng_seed",
-                                              "schedule_rng_seed",
-                                              "accuracy_log_probability",
-                                              "test05",
-                                              "test05_qsl_rng_seed",
-                                              "test05_sample_index_rng_seed",
-                                              "test05_schedule_rng_seed"};
+                                             "sample_index_rng_seed",
+                                             "schedule_rng_seed",
+                                             "accuracy_log_probability",
+                                             "test05",
+                                             "test05_qsl_rng_seed",
+                                             "test05_sample_index_rng_seed",
+                                             "test05_schedule_rng_seed"};
   return keys;
 }
 
@@ -173,8 +171,7 @@ void WarnAboutEntries(const ConfigMap& kv, const ConfigOrigins& origins, ConfTyp
 }  // namespace
 
 bool ParseConfigText(const std::string& text, const std::string& source_name, ConfigMap* kv,
-                     std::vector<std::string>* errors, std::vector<std::string>* warnings,
-                     ConfigOrigins* origins) {
+                     std::vector<std::string>* errors, std::vector<std::string>* warnings, ConfigOrigins* origins) {
   ConfigMap discarded;
   if (!kv) kv = &discarded;
   bool ok = true;
@@ -213,8 +210,8 @@ bool ParseConfigText(const std::string& text, const std::string& source_name, Co
         ok = false;
         line_failed = true;
         if (errors) {
-          std::string message = Where(source_name, line_nr) + ": expected 'key = value', found '" + tok +
-                                "' after '" + key + "'";
+          std::string message =
+              Where(source_name, line_nr) + ": expected 'key = value', found '" + tok + "' after '" + key + "'";
           if (key[0] == '#') message += " ('#' starts a comment only as a token of its own)";
           errors->push_back(message);
         }
@@ -364,9 +361,8 @@ bool ReadConfigFile(const std::string& path, std::string* text, std::string* err
 namespace {
 
 // Reads, parses and applies one file; false if it could not be read or parsed.
-bool ApplyConfigFile(const std::string& path, const std::string& model, const std::string& scenario,
-                     ConfType type, TestSettings* s, std::vector<std::string>* errors,
-                     std::vector<std::string>* warnings) {
+bool ApplyConfigFile(const std::string& path, const std::string& model, const std::string& scenario, ConfType type,
+                     TestSettings* s, std::vector<std::string>* errors, std::vector<std::string>* warnings) {
   std::string text, error;
   if (!ReadConfigFile(path, &text, &error)) {
     if (errors) errors->push_back(error);

@@ -99,7 +99,7 @@ struct MlperfConfRow {
   const char* model;     // a benchmark name or "*"
   const char* scenario;  // a scenario name or "*"
   const char* key;
-  const char* value;     // as the file writes it
+  const char* value;  // as the file writes it
 };
 
 // Every row of the official mlperf.conf.

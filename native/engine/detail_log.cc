@@ -70,8 +70,7 @@ void DetailLog::SetFixedTime(int64_t ns) {
   fixed_ns_ = ns;
 }
 
-void DetailLog::Log(const std::string& key, const LogValue& value, const char* file, int line,
-                    LogFlag flag) {
+void DetailLog::Log(const std::string& key, const LogValue& value, const char* file, int line, LogFlag flag) {
   const int64_t now = NowNs();
   std::lock_guard<std::mutex> lock(mu_);
   if (flag == LogFlag::Error) {

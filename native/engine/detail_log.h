@@ -22,7 +22,7 @@ class LogValue {
   LogValue(unsigned long v);
   LogValue(long long v);
   LogValue(unsigned long long v);
-  LogValue(double v);  // default ostream format: 6 significant digits
+  LogValue(double v);                           // default ostream format: 6 significant digits
   LogValue(const std::vector<uint64_t>& list);  // [1,2,3]
   static LogValue Raw(std::string json);        // already-formatted JSON
   const std::string& text() const { return text_; }
@@ -40,8 +40,7 @@ class DetailLog {
   void Open(std::ostream* out, bool copy_to_stdout, int64_t origin_ns);
   void Close();
 
-  void Log(const std::string& key, const LogValue& value, const char* file, int line,
-           LogFlag flag = LogFlag::None);
+  void Log(const std::string& key, const LogValue& value, const char* file, int line, LogFlag flag = LogFlag::None);
   // Same as Log, but every line shares one timestamp, as a block of settings does.
   void SetFixedTime(int64_t ns);  // 0 = take a new timestamp per line
   uint64_t error_count() const;
@@ -73,4 +72,4 @@ class DetailLog {
 namespace lg {
 // "native/engine/results.cc" rather than a build machine's absolute path.
 const char* ShortFile(const char* path);
-}
+}  // namespace lg

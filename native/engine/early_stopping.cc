@@ -46,8 +46,8 @@ double LogBeta(int64_t a, int64_t b) {
 // I_x(a, b), via DLMF 8.17.8 / 15.8.1:
 //   x^a (1-x)^(b-1) / (a B(a,b)) * 2F1(1, 1-b; 1+a; x/(x-1)).
 double RegularisedIncompleteBeta(double x, int64_t a, int64_t b) {
-  const double log_prefactor = static_cast<double>(a) * std::log(x) +
-                               static_cast<double>(b - 1) * std::log(1 - x) - LogBeta(a, b);
+  const double log_prefactor =
+      static_cast<double>(a) * std::log(x) + static_cast<double>(b - 1) * std::log(1 - x) - LogBeta(a, b);
   const double scaled = std::exp(log_prefactor) / static_cast<double>(a);
   return scaled * Hyp2F1WithAOne(1 - b, 1 + a, x / (x - 1));
 }
@@ -60,8 +60,7 @@ double ProbAtMostTFailures(int64_t h, int64_t t, double p, double tolerance) {
 
 // First h in [lo, hi) whose probability drops below 1 - confidence (hi if
 // none), by halving the candidate range as std::lower_bound does.
-int64_t SearchFirstPassing(int64_t lo, int64_t hi, int64_t t, double p, double tolerance,
-                           double confidence) {
+int64_t SearchFirstPassing(int64_t lo, int64_t hi, int64_t t, double p, double tolerance, double confidence) {
   int64_t remaining = hi - lo;
   while (remaining > 0) {
     const int64_t half = remaining / 2;
@@ -81,8 +80,7 @@ constexpr int64_t kUnreachable = INT64_MAX / 4;
 
 }  // namespace
 
-int64_t MinPassingQueriesFinder::operator()(int64_t t, double p, double tolerance,
-                                            double confidence) {
+int64_t MinPassingQueriesFinder::operator()(int64_t t, double p, double tolerance, double confidence) {
   const double q = p - tolerance;
   // With q >= 1 (a 100th percentile target) no number of passing queries is
   // ever enough; upstream would convert ceil(-inf) to an integer here, which

@@ -113,20 +113,18 @@ EffectiveSettings::EffectiveSettings(const TestSettings& req, uint64_t qsl_perfo
         target_qps = req.offline_expected_qps;
       } else {
         std::ostringstream ss;
-        ss << "Invalid value for offline_expected_qps requested. requested: "
-           << req.offline_expected_qps << " using: " << target_qps;
+        ss << "Invalid value for offline_expected_qps requested. requested: " << req.offline_expected_qps
+           << " using: " << target_qps;
         report_invalid(ss.str());
       }
       max_async_queries = 1;
       break;
   }
 
-  performance_sample_count = req.performance_sample_count_override != 0
-                                 ? req.performance_sample_count_override
-                                 : qsl_performance_sample_count;
-  accuracy_sample_count = req.accuracy_sample_count_override != 0
-                              ? req.accuracy_sample_count_override
-                              : qsl_total_sample_count;
+  performance_sample_count =
+      req.performance_sample_count_override != 0 ? req.performance_sample_count_override : qsl_performance_sample_count;
+  accuracy_sample_count =
+      req.accuracy_sample_count_override != 0 ? req.accuracy_sample_count_override : qsl_total_sample_count;
 
   if (req.scenario == Scenario::MultiStream) samples_per_query = req.multi_stream_samples_per_query;
 
@@ -135,8 +133,8 @@ EffectiveSettings::EffectiveSettings(const TestSettings& req, uint64_t qsl_perfo
   // set when every sample is to be issued once).
   if (req.scenario == Scenario::Offline) {
     const uint64_t sized_for_duration = TruncateToU64(1.1 * MsToSeconds(target_duration_ms) * target_qps);
-    samples_per_query = req.performance_issue_unique ? performance_sample_count
-                                                     : std::max(min_query_count, sized_for_duration);
+    samples_per_query =
+        req.performance_issue_unique ? performance_sample_count : std::max(min_query_count, sized_for_duration);
     min_query_count = 1;
     target_duration_ms = 0;
   }
@@ -180,8 +178,7 @@ void LogRequestedSettings(const TestSettings& s, DetailLog* log) {
   switch (s.scenario) {
     case Scenario::SingleStream:
       LG_LOG(d, "requested_single_stream_expected_latency_ns", s.single_stream_expected_latency_ns);
-      LG_LOG(d, "requested_single_stream_target_latency_percentile",
-             s.single_stream_target_latency_percentile);
+      LG_LOG(d, "requested_single_stream_target_latency_percentile", s.single_stream_target_latency_percentile);
       break;
     case Scenario::MultiStream:
       LG_LOG(d, "requested_multi_stream_expected_latency_ns", s.multi_stream_expected_latency_ns);
@@ -193,15 +190,12 @@ void LogRequestedSettings(const TestSettings& s, DetailLog* log) {
       LG_LOG(d, "requested_server_target_latency_ns", s.server_target_latency_ns);
       LG_LOG(d, "requested_server_target_latency_percentile", s.server_target_latency_percentile);
       LG_LOG(d, "requested_server_coalesce_queries", s.server_coalesce_queries);
-      LG_LOG(d, "requested_server_find_peak_qps_decimals_of_precision",
-             s.server_find_peak_qps_decimals_of_precision);
+      LG_LOG(d, "requested_server_find_peak_qps_decimals_of_precision", s.server_find_peak_qps_decimals_of_precision);
       LG_LOG(d, "requested_server_find_peak_qps_boundary_step_size", s.server_find_peak_qps_boundary_step_size);
       LG_LOG(d, "requested_server_max_async_queries", s.server_max_async_queries);
       LG_LOG(d, "requested_server_num_issue_query_threads", s.server_num_issue_query_threads);
       break;
-    case Scenario::Offline:
-      LG_LOG(d, "requested_offline_expected_qps", s.offline_expected_qps);
-      break;
+    case Scenario::Offline: LG_LOG(d, "requested_offline_expected_qps", s.offline_expected_qps); break;
   }
   LG_LOG(d, "requested_min_duration_ms", s.min_duration_ms);
   LG_LOG(d, "requested_max_duration_ms", s.max_duration_ms);

@@ -9,7 +9,6 @@
 
 #include "clock.h"
 
-
 namespace lg {
 
 namespace {
@@ -328,8 +327,8 @@ void IssueRun::Complete(const SampleResponse& r, int64_t now) {
   if (r.id < first_id_ || r.id - first_id_ >= sample_count_) {
     cfg_.errors->unknown_ids.fetch_add(1, std::memory_order_relaxed);
     std::ostringstream ss;
-    ss << "Received a completion for an unknown response id " << r.id << " (this pass issued ids "
-       << first_id_ << " to " << first_id_ + sample_count_ - 1 << ")";
+    ss << "Received a completion for an unknown response id " << r.id << " (this pass issued ids " << first_id_
+       << " to " << first_id_ + sample_count_ - 1 << ")";
     RecordError(ss.str().c_str());
     return;
   }
@@ -442,13 +441,9 @@ void IssueRun::FirstToken(const SampleResponse& r, int64_t now) {
 
 void IssueRun::Abort() {
   aborted_.store(true);
-  {
-    std::lock_guard<std::mutex> lock(issue_mu_);
-  }
+  { std::lock_guard<std::mutex> lock(issue_mu_); }
   issue_cv_.notify_all();
-  {
-    std::lock_guard<std::mutex> lock(done_mu_);
-  }
+  { std::lock_guard<std::mutex> lock(done_mu_); }
   done_cv_.notify_all();
 }
 
@@ -556,7 +551,8 @@ std::vector<IssueRun::SampleTimes> IssueRun::CollectTimes() const {
     if (!q.issued.load(std::memory_order_acquire)) continue;
     const int64_t first = (s.state.load() & kFirstToken) ? q.scheduled_ns + s.ttft : 0;
     const int64_t done = (s.state.load() & kCompleted) ? s.complete_ns : 0;
-    out.push_back({first_id_ - cfg_.id_base + i, s.query, gen_.sample_index[i], q.scheduled_ns, q.issued_ns, first, done});
+    out.push_back(
+        {first_id_ - cfg_.id_base + i, s.query, gen_.sample_index[i], q.scheduled_ns, q.issued_ns, first, done});
   }
   return out;
 }

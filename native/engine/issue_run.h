@@ -23,7 +23,7 @@ namespace lg {
 
 // Counters of responses that could not be recorded, reported in the result.
 struct ResponseErrorCounts {
-  std::atomic<uint64_t> unknown_ids{0};        // id of no issued sample of this run
+  std::atomic<uint64_t> unknown_ids{0};  // id of no issued sample of this run
   std::atomic<uint64_t> duplicate_completions{0};
   std::atomic<uint64_t> duplicate_first_tokens{0};
   std::atomic<uint64_t> late_first_tokens{0};  // first token after completion
@@ -36,15 +36,15 @@ constexpr int kIdBaseShift = 32;
 
 struct IssueRunConfig {
   const EffectiveSettings* settings;
-  bool accuracy;                 // accuracy-mode pass (log every sample)
-  uint64_t first_sequence_id;    // sample ids continue across passes
+  bool accuracy;               // accuracy-mode pass (log every sample)
+  uint64_t first_sequence_id;  // sample ids continue across passes
   // Added to every sequence id handed to the SUT, and unique per test in the
   // process, so a response that arrives after its test ended can never pass
   // for a sample of a later test. The logs show sequence ids (id - id_base).
   uint64_t id_base = 0;
   SystemUnderTest* sut;
   DetailLog* detail;
-  AccuracyLog* accuracy_log;     // may be null
+  AccuracyLog* accuracy_log;  // may be null
   ResponseErrorCounts* errors;
   std::vector<double> accuracy_log_values;  // per generated sample, from the sequence RNG
   double accuracy_log_offset;
@@ -92,7 +92,7 @@ class IssueRun {
  private:
   bool FromEarlierTest(uint64_t id) const;
   struct Sample {
-    std::atomic<uint8_t> state{0};   // bit 0: completed, bit 1: first token seen
+    std::atomic<uint8_t> state{0};  // bit 0: completed, bit 1: first token seen
     bool logged = false;
     uint32_t query = 0;
     int64_t latency = kInvalidLatency;

@@ -37,13 +37,13 @@ struct Engine {
   std::atomic<int64_t> inflight{0};  // completion calls inside `active`
   std::atomic<bool> abort_requested{false};
   std::atomic<int64_t> test_start_ns{0};
-  std::atomic<uint64_t> issued_before{0};     // samples of finished passes
+  std::atomic<uint64_t> issued_before{0};  // samples of finished passes
   std::atomic<uint64_t> completed_before{0};
   std::mutex abort_mu;
   std::string abort_reason;
   std::atomic<uint64_t> stray_completions{0};  // calls with no test running
-  std::mutex sut_log_mu;                         // guards sut_log (rare path: SUT errors)
-  DetailLog* sut_log = nullptr;                  // the running test's detail log
+  std::mutex sut_log_mu;                       // guards sut_log (rare path: SUT errors)
+  DetailLog* sut_log = nullptr;                // the running test's detail log
 };
 
 Engine& E() {
@@ -80,7 +80,8 @@ std::string FormatTime(const char* fmt, std::time_t t, bool utc) {
 // "MM-DD-YYYY HH:MM:SS.mmm" in UTC, the power-measurement time format.
 std::string PowerTimeString(std::chrono::system_clock::time_point tp) {
   const std::time_t secs = std::chrono::system_clock::to_time_t(tp);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(tp - std::chrono::system_clock::from_time_t(secs)).count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(tp - std::chrono::system_clock::from_time_t(secs)).count();
   char ms_buf[8];
   std::snprintf(ms_buf, sizeof ms_buf, "%03d", static_cast<int>(ms));
   return FormatTime("%m-%d-%Y %T", secs, true) + "." + ms_buf;
@@ -128,9 +129,9 @@ void OpenLogFiles(const LogSettings& ls, const std::string& date_time, LogFiles*
   f->detail.open(f->detail_path);
   f->accuracy.open(f->accuracy_path);
   if (ls.enable_trace) f->trace.open(f->trace_path);
-  const char* failed = !f->summary.good()    ? f->summary_path.c_str()
-                       : !f->detail.good()   ? f->detail_path.c_str()
-                       : !f->accuracy.good() ? f->accuracy_path.c_str()
+  const char* failed = !f->summary.good()                      ? f->summary_path.c_str()
+                       : !f->detail.good()                     ? f->detail_path.c_str()
+                       : !f->accuracy.good()                   ? f->accuracy_path.c_str()
                        : (ls.enable_trace && !f->trace.good()) ? f->trace_path.c_str()
                                                                : nullptr;
   if (failed) throw std::runtime_error(std::string("cannot open log file '") + failed + "'");
@@ -163,8 +164,8 @@ uint64_t NextIdBase() {
 // Everything one StartTest call needs while it runs its passes.
 class TestDriver {
  public:
-  TestDriver(SystemUnderTest* sut, QuerySampleLibrary* qsl, DetailLog* detail, AccuracyLog* acc,
-             TraceLog* trace, ResponseErrorCounts* errors)
+  TestDriver(SystemUnderTest* sut, QuerySampleLibrary* qsl, DetailLog* detail, AccuracyLog* acc, TraceLog* trace,
+             ResponseErrorCounts* errors)
       : sut_(sut), qsl_(qsl), detail_(detail), acc_(acc), trace_(trace), errors_(errors) {}
 
   void RunAccuracy(const EffectiveSettings& s);
@@ -251,9 +252,10 @@ PerformanceResult TestDriver::IssueQueries(const EffectiveSettings& s, const Loa
   E().completed_before.fetch_add(run->completed());
 
   // Counters of the official logger's internals; always 0 here (no TLS ring buffers).
-  for (const char* key : {"logger_swap_request_slots_retry_count", "logger_swap_request_slots_retry_retry_count",
-                          "logger_swap_request_slots_retry_reencounter_count", "logger_start_reading_entries_retry_count",
-                          "logger_tls_total_log_cas_fail_count", "logger_tls_total_swap_buffers_slot_retry_count"}) {
+  for (const char* key :
+       {"logger_swap_request_slots_retry_count", "logger_swap_request_slots_retry_retry_count",
+        "logger_swap_request_slots_retry_reencounter_count", "logger_start_reading_entries_retry_count",
+        "logger_tls_total_log_cas_fail_count", "logger_tls_total_swap_buffers_slot_retry_count"}) {
     LG_LOG(*detail_, key, 0);
   }
   int64_t max_done_ns = run->start_ns();
@@ -304,7 +306,8 @@ void TestDriver::RunPerformance(const EffectiveSettings& s) {
   const auto sc_start = std::chrono::system_clock::now();
   if (s.print_timestamps) {
     std::cout << "Loadgen :: Perf mode start. system_clock Timestamp = "
-              << std::chrono::system_clock::to_time_t(sc_start) << "\n" << std::flush;
+              << std::chrono::system_clock::to_time_t(sc_start) << "\n"
+              << std::flush;
   }
   PerformanceResult pr = IssueQueries(s, set, false);
   const auto pc_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - pc_start).count();
@@ -315,7 +318,8 @@ void TestDriver::RunPerformance(const EffectiveSettings& s) {
     std::cout << "Loadgen :: Perf mode stop. systme_clock Timestamp = "
               << std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()) << "\n"
               << "Loadgen :: PerfClock Perf duration = " << pc_ms << "ms\n"
-              << "Loadgen :: system_clock Perf duration = " << sc_ms << "ms\n" << std::flush;
+              << "Loadgen :: system_clock Perf duration = " << sc_ms << "ms\n"
+              << std::flush;
   }
   if (sc_ms > 0 && (ratio > 1.01f || ratio < 0.99f)) {
     std::ostringstream ss;
@@ -381,7 +385,8 @@ void TestDriver::RunFindPeak(const EffectiveSettings& base) {
     lower_summary = upper_summary;
   }
   LG_LOG(*detail_, "generic_message",
-         "FindPeakPerformance: Found boundaries: [" + QpsField(lower.target_qps) + ", " + QpsField(upper.target_qps) + ")");
+         "FindPeakPerformance: Found boundaries: [" + QpsField(lower.target_qps) + ", " + QpsField(upper.target_qps) +
+             ")");
 
   std::vector<LoadableSet> sets = load_set(upper);
   Load(sets.front().set);
@@ -404,7 +409,8 @@ void TestDriver::RunFindPeak(const EffectiveSettings& base) {
       upper = mid;
     }
   }
-  LG_LOG(*detail_, "generic_message", "FindPeakPerformance: Found peak performance field: " + QpsField(lower.target_qps));
+  LG_LOG(*detail_, "generic_message",
+         "FindPeakPerformance: Found peak performance field: " + QpsField(lower.target_qps));
   peak_qps = lower.target_qps;
   summary = lower_summary;
   has_summary = true;
@@ -453,7 +459,7 @@ TestOutcome StartTest(SystemUnderTest* sut, QuerySampleLibrary* qsl, const TestS
     E().sut_log = &detail;
   }
   AccuracyLog acc;
-  acc.Open(&files.accuracy, !requested.use_token_latencies ? AccuracyFormat::Plain
+  acc.Open(&files.accuracy, !requested.use_token_latencies            ? AccuracyFormat::Plain
                             : requested.scenario == Scenario::Offline ? AccuracyFormat::TokenCount
                                                                       : AccuracyFormat::TokenDataAndCount);
   std::unique_ptr<TraceLog> trace;
@@ -526,15 +532,9 @@ TestOutcome StartTest(SystemUnderTest* sut, QuerySampleLibrary* qsl, const TestS
         driver.RunAccuracy(eff);
         if (!E().abort_requested.load()) driver.RunPerformance(eff);
         break;
-      case Mode::AccuracyOnly:
-        driver.RunAccuracy(eff);
-        break;
-      case Mode::PerformanceOnly:
-        driver.RunPerformance(eff);
-        break;
-      case Mode::FindPeakPerformance:
-        driver.RunFindPeak(eff);
-        break;
+      case Mode::AccuracyOnly: driver.RunAccuracy(eff); break;
+      case Mode::PerformanceOnly: driver.RunPerformance(eff); break;
+      case Mode::FindPeakPerformance: driver.RunFindPeak(eff); break;
     }
     out.has_summary = driver.has_summary;
     out.summary = driver.summary;
@@ -555,7 +555,8 @@ TestOutcome StartTest(SystemUnderTest* sut, QuerySampleLibrary* qsl, const TestS
           "================================================\n"
           "MLPerf Results Summary\n"
           "================================================\n"
-          "Test aborted: " + E().abort_reason + "\n";
+          "Test aborted: " +
+          E().abort_reason + "\n";
     }
   }
 
@@ -616,7 +617,7 @@ bool LogSutMessage(const std::string& key, const std::string& message, SutLogLev
   std::lock_guard<std::mutex> lock(E().sut_log_mu);
   DetailLog* log = E().sut_log;
   if (!log) return false;
-  const LogFlag flag = level == SutLogLevel::Error ? LogFlag::Error
+  const LogFlag flag = level == SutLogLevel::Error     ? LogFlag::Error
                        : level == SutLogLevel::Warning ? LogFlag::Warning
                                                        : LogFlag::None;
   log->Log(key, LogValue(message), "sut", 0, flag);

@@ -22,9 +22,9 @@ struct TestOptions {
 };
 
 struct TestOutcome {
-  bool has_summary = false;      // a performance result exists
-  Summary summary;               // the final performance summary
-  std::string summary_text;      // the whole mlperf_log_summary.txt
+  bool has_summary = false;                // a performance result exists
+  Summary summary;                         // the final performance summary
+  std::string summary_text;                // the whole mlperf_log_summary.txt
   EffectiveSettings* effective = nullptr;  // unused by callers; kept null
   uint64_t warnings = 0;
   uint64_t errors = 0;

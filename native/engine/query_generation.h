@@ -11,8 +11,8 @@
 namespace lg {
 
 struct LoadableSet {
-  std::vector<uint64_t> set;           // QSL indices, MultiStream padding included
-  uint64_t sample_distribution_end;    // size without the padding
+  std::vector<uint64_t> set;         // QSL indices, MultiStream padding included
+  uint64_t sample_distribution_end;  // size without the padding
 };
 
 std::vector<LoadableSet> GenerateLoadableSets(const EffectiveSettings& s, uint64_t requested_count,

@@ -77,8 +77,7 @@ int64_t TruncatedMean(const std::vector<int64_t>& values, uint64_t count) {
   return static_cast<int64_t>(sum / count);
 }
 
-void FillPercentiles(const std::vector<int64_t>& sorted, uint64_t count,
-                     std::vector<PercentileValue>* out) {
+void FillPercentiles(const std::vector<int64_t>& sorted, uint64_t count, std::vector<PercentileValue>* out) {
   for (PercentileValue& pv : *out) pv.value = AtFraction(sorted, count, pv.percentile);
 }
 
@@ -131,8 +130,8 @@ void ComputeLatencyStats(const EffectiveSettings& st, PerformanceResult* pr, Sum
   if (st.scenario == Scenario::Server) {
     // One sample per query here, so sample latencies count queries.
     const int64_t limit = st.target_latency_ns;
-    s->overlatency_query_count = static_cast<uint64_t>(
-        std::count_if(lat.begin(), lat.end(), [limit](int64_t v) { return v > limit; }));
+    s->overlatency_query_count =
+        static_cast<uint64_t>(std::count_if(lat.begin(), lat.end(), [limit](int64_t v) { return v > limit; }));
   }
 
   if (st.use_token_latencies) ComputeTokenStats(st, pr, s);
@@ -168,22 +167,21 @@ int64_t LargestSupportedOverLatency(MinPassingQueriesFinder& find, int64_t queri
 // values: latencies, TTFT or TPOT) or `sorted_queries` (MultiStream). Writes
 // the " * ..." text and, for SingleStream/MultiStream, the percentile
 // estimates into `s`. Each evaluation starts with a fresh cache, as upstream.
-bool EvaluateEarlyStopping(const EffectiveSettings& st, int64_t queries,
-                           const std::vector<int64_t>& sorted,
-                           const std::vector<int64_t>& sorted_queries, int64_t threshold_ns,
-                           Summary* s, std::string* text) {
+bool EvaluateEarlyStopping(const EffectiveSettings& st, int64_t queries, const std::vector<int64_t>& sorted,
+                           const std::vector<int64_t>& sorted_queries, int64_t threshold_ns, Summary* s,
+                           std::string* text) {
   text->clear();
   MinPassingQueriesFinder find;
   const double p = st.target_latency_percentile;
 
   auto too_few = [&](int64_t needed) {
-    *text = " * Only processed " + Num(queries) + " queries.\n * Need to process at least " +
-            Num(needed) + " queries for early stopping.";
+    *text = " * Only processed " + Num(queries) + " queries.\n * Need to process at least " + Num(needed) +
+            " queries for early stopping.";
   };
   auto estimate_text = [&](int64_t needed, int64_t t, int64_t estimate) {
-    *text = " * Processed at least " + Num(needed) + " queries (" + Num(queries) + ").\n" +
-            " * Would discard " + Num(t - 1) + " highest latency queries.\n" +
-            " * Early stopping " + TargetLabel(p) + "th percentile estimate: " + Num(estimate);
+    *text = " * Processed at least " + Num(needed) + " queries (" + Num(queries) + ").\n" + " * Would discard " +
+            Num(t - 1) + " highest latency queries.\n" + " * Early stopping " + TargetLabel(p) +
+            "th percentile estimate: " + Num(estimate);
   };
 
   switch (st.scenario) {
@@ -202,8 +200,7 @@ bool EvaluateEarlyStopping(const EffectiveSettings& st, int64_t queries,
       const int64_t h_min_ms = find(1, p_ms, kEarlyStoppingTolerance, kEarlyStoppingConfidence);
       if (queries < h_min_ms + 1) {
         *text += "\n * Not enough queries processed for " + TargetLabel(p_ms) + "th percentile\n" +
-                 " early stopping estimate (would need to process at\n least " + Num(h_min_ms + 1) +
-                 " total queries).";
+                 " early stopping estimate (would need to process at\n least " + Num(h_min_ms + 1) + " total queries).";
       } else {
         t = LargestSupportedOverLatency(find, queries, p_ms);
         estimate = ElementAt(sorted, static_cast<uint64_t>(queries - t));
@@ -225,21 +222,19 @@ bool EvaluateEarlyStopping(const EffectiveSettings& st, int64_t queries,
       return true;
     }
     case Scenario::Server: {
-      const int64_t over = static_cast<int64_t>(std::count_if(
-          sorted.begin(), sorted.end(), [threshold_ns](int64_t v) { return v > threshold_ns; }));
+      const int64_t over = static_cast<int64_t>(
+          std::count_if(sorted.begin(), sorted.end(), [threshold_ns](int64_t v) { return v > threshold_ns; }));
       const int64_t h = find(over, p, kEarlyStoppingTolerance, kEarlyStoppingConfidence);
       if (queries >= h + over) {
         *text = " * Run successful.";
         return true;
       }
-      *text = " * Run unsuccessful.\n * Processed " + Num(queries) + " queries.\n" +
-              " * Would need to run at least " + Num(h + over - queries) +
-              " more queries,\n with the run being successful if every additional\n" +
+      *text = " * Run unsuccessful.\n * Processed " + Num(queries) + " queries.\n" + " * Would need to run at least " +
+              Num(h + over - queries) + " more queries,\n with the run being successful if every additional\n" +
               " query were under latency.";
       return false;
     }
-    case Scenario::Offline:
-      return true;
+    case Scenario::Offline: return true;
   }
   return true;
 }
@@ -318,15 +313,12 @@ void ComputeRates(const EffectiveSettings& st, const PerformanceResult& pr, Summ
       s->qps_with_loadgen_overhead = n_minus_one / pr.final_query_issued_time;
       s->qps_without_loadgen_overhead = 1 / mean_seconds;
       break;
-    case Scenario::MultiStream:
-      break;
+    case Scenario::MultiStream: break;
     case Scenario::Server:
       s->completed_samples_per_sec = n_minus_one / pr.final_query_all_samples_done_time;
       s->scheduled_samples_per_sec = n_minus_one / pr.final_query_scheduled_time;
       break;
-    case Scenario::Offline:
-      s->samples_per_sec = static_cast<double>(n) / pr.max_latency;
-      break;
+    case Scenario::Offline: s->samples_per_sec = static_cast<double>(n) / pr.max_latency; break;
   }
 
   if (st.use_token_latencies) {
@@ -338,8 +330,7 @@ void ComputeRates(const EffectiveSettings& st, const PerformanceResult& pr, Summ
       s->token_throughput_with_overhead = tokens / pr.final_query_issued_time;
       // Upstream's result_token_throughput divides by the mean latency in
       // nanoseconds (an unsigned integer product), so it is 1e9 too small.
-      s->token_throughput_official =
-          tokens / static_cast<double>(static_cast<uint64_t>(s->latency_mean) * n);
+      s->token_throughput_official = tokens / static_cast<double>(static_cast<uint64_t>(s->latency_mean) * n);
       s->token_throughput_corrected = tokens / (mean_seconds * static_cast<double>(n));
     }
   }
@@ -348,11 +339,9 @@ void ComputeRates(const EffectiveSettings& st, const PerformanceResult& pr, Summ
     // Integer products first, as upstream.
     if (st.scenario == Scenario::Server) {
       s->inferred_tokens_per_sec =
-          static_cast<double>((n - 1) * st.token_latency_scaling_factor) /
-          pr.final_query_all_samples_done_time;
+          static_cast<double>((n - 1) * st.token_latency_scaling_factor) / pr.final_query_all_samples_done_time;
     } else if (st.scenario == Scenario::Offline) {
-      s->inferred_tokens_per_sec =
-          static_cast<double>(n * st.token_latency_scaling_factor) / pr.max_latency;
+      s->inferred_tokens_per_sec = static_cast<double>(n * st.token_latency_scaling_factor) / pr.max_latency;
     }
   }
 }
@@ -361,8 +350,7 @@ void ComputeRates(const EffectiveSettings& st, const PerformanceResult& pr, Summ
 
 // ---------------------------------------------------------------------------
 
-Summary ComputeSummary(const std::string& sut_name, const EffectiveSettings& settings,
-                       PerformanceResult pr) {
+Summary ComputeSummary(const std::string& sut_name, const EffectiveSettings& settings, PerformanceResult pr) {
   Summary s;
   s.sut_name = sut_name;
   s.scenario = settings.scenario;
@@ -376,23 +364,19 @@ Summary ComputeSummary(const std::string& sut_name, const EffectiveSettings& set
 
   std::string duration_advice;
   s.min_duration_met = MinDurationMet(settings, pr, &duration_advice);
-  s.min_queries_met = pr.queries_issued >= settings.min_query_count &&
-                      s.sample_count >= settings.min_sample_count;
+  s.min_queries_met = pr.queries_issued >= settings.min_query_count && s.sample_count >= settings.min_sample_count;
 
   const int64_t queries = static_cast<int64_t>(pr.queries_issued);
   if (!settings.use_token_latencies) {
-    s.early_stopping_met = EvaluateEarlyStopping(settings, queries, pr.sample_latencies,
-                                                 pr.query_latencies, settings.target_latency_ns, &s,
-                                                 &s.early_stopping_text);
+    s.early_stopping_met = EvaluateEarlyStopping(settings, queries, pr.sample_latencies, pr.query_latencies,
+                                                 settings.target_latency_ns, &s, &s.early_stopping_text);
   } else {
     // TPOT first; TTFT only if TPOT passed (upstream joins them with &&).
     s.early_stopping_met =
         EvaluateEarlyStopping(settings, queries, pr.time_per_output_token, pr.query_latencies,
-                              static_cast<int64_t>(settings.server_tpot_latency), &s,
-                              &s.early_stopping_tpot_text) &&
+                              static_cast<int64_t>(settings.server_tpot_latency), &s, &s.early_stopping_tpot_text) &&
         EvaluateEarlyStopping(settings, queries, pr.first_token_latencies, pr.query_latencies,
-                              static_cast<int64_t>(settings.server_ttft_latency), &s,
-                              &s.early_stopping_ttft_text);
+                              static_cast<int64_t>(settings.server_ttft_latency), &s, &s.early_stopping_ttft_text);
   }
 
   std::vector<std::string> bound_advice;
@@ -449,12 +433,8 @@ void AppendSummaryText(const Summary& s, const EffectiveSettings& st, std::strin
     case Scenario::MultiStream:  // (per-query latency for MultiStream)
       line(target + "th percentile latency (ns) : " + Num(s.target_latency_percentile_value));
       break;
-    case Scenario::Server:
-      line("Completed samples per second    : " + Fixed(s.completed_samples_per_sec));
-      break;
-    case Scenario::Offline:
-      line("Samples per second: " + Streamed(s.samples_per_sec));
-      break;
+    case Scenario::Server: line("Completed samples per second    : " + Fixed(s.completed_samples_per_sec)); break;
+    case Scenario::Offline: line("Samples per second: " + Streamed(s.samples_per_sec)); break;
   }
   if (tokens) {
     switch (st.scenario) {
@@ -462,12 +442,8 @@ void AppendSummaryText(const Summary& s, const EffectiveSettings& st, std::strin
       case Scenario::MultiStream:
         line(target + "th first token percentile latency (ns) : " + Num(s.token_target_percentile_value));
         break;
-      case Scenario::Server:
-        line("Completed tokens per second: " + Fixed(s.tokens_per_sec));
-        break;
-      case Scenario::Offline:
-        line("Tokens per second: " + Streamed(s.tokens_per_sec));
-        break;
+      case Scenario::Server: line("Completed tokens per second: " + Fixed(s.tokens_per_sec)); break;
+      case Scenario::Offline: line("Tokens per second: " + Streamed(s.tokens_per_sec)); break;
     }
   }
   if (st.infer_token_latencies) {
@@ -516,16 +492,12 @@ void AppendSummaryText(const Summary& s, const EffectiveSettings& st, std::strin
       line("QPS w/o loadgen overhead        : " + Fixed(s.qps_without_loadgen_overhead));
       line("");
       break;
-    case Scenario::Server:
-      line("Scheduled samples per second : " + Fixed(s.scheduled_samples_per_sec));
-      break;
+    case Scenario::Server: line("Scheduled samples per second : " + Fixed(s.scheduled_samples_per_sec)); break;
     case Scenario::MultiStream:
       line("Per-query latency:  ");
-      latency_block(s.query_latency_min, s.query_latency_max, s.query_latency_mean,
-                    s.query_latency_percentiles);
+      latency_block(s.query_latency_min, s.query_latency_max, s.query_latency_mean, s.query_latency_percentiles);
       break;
-    case Scenario::Offline:
-      break;
+    case Scenario::Offline: break;
   }
   if (st.scenario != Scenario::MultiStream) {
     latency_block(s.latency_min, s.latency_max, s.latency_mean, s.latency_percentiles);
@@ -607,9 +579,7 @@ void LogSummaryDetail(const Summary& s, const EffectiveSettings& st, DetailLog* 
       LG_LOG(d, "result_scheduled_samples_per_sec", s.scheduled_samples_per_sec);
       LG_LOG(d, "result_completed_samples_per_sec", s.completed_samples_per_sec);
       break;
-    case Scenario::Offline:
-      LG_LOG(d, "result_samples_per_second", s.samples_per_sec);
-      break;
+    case Scenario::Offline: LG_LOG(d, "result_samples_per_second", s.samples_per_sec); break;
   }
 
   LG_LOG(d, "result_min_latency_ns", s.latency_min);

@@ -38,12 +38,12 @@ struct Summary {
   uint64_t query_count = 0;
   uint64_t overlatency_query_count = 0;
   // Scenario metric and throughput figures (NaN when not applicable).
-  double completed_samples_per_sec = 0;   // Server
-  double scheduled_samples_per_sec = 0;   // Server
-  double samples_per_sec = 0;             // Offline
-  double qps_with_loadgen_overhead = 0;   // SingleStream
+  double completed_samples_per_sec = 0;  // Server
+  double scheduled_samples_per_sec = 0;  // Server
+  double samples_per_sec = 0;            // Offline
+  double qps_with_loadgen_overhead = 0;  // SingleStream
   double qps_without_loadgen_overhead = 0;
-  double tokens_per_sec = 0;              // Offline: tokens / max latency; others: tokens / last completion
+  double tokens_per_sec = 0;  // Offline: tokens / max latency; others: tokens / last completion
   double token_throughput_with_overhead = 0;
   double token_throughput_official = 0;   // the official (off by 1e9) result_token_throughput
   double token_throughput_corrected = 0;  // tokens / (mean latency in s x samples), non-Offline
@@ -66,8 +66,7 @@ struct Summary {
 };
 
 // Computes the summary. `pr` is taken by value: it is sorted in place.
-Summary ComputeSummary(const std::string& sut_name, const EffectiveSettings& settings,
-                       PerformanceResult pr);
+Summary ComputeSummary(const std::string& sut_name, const EffectiveSettings& settings, PerformanceResult pr);
 
 // Appends the results block of mlperf_log_summary.txt (everything from the
 // header to the end of "Test Parameters Used"; the warning/error tail is

@@ -93,7 +93,7 @@ double CanonicalFromOutputs(uint32_t first, uint32_t second) {
   // 53 bits wanted, 32 per output: two outputs, the first one low.
   const double low = static_cast<double>(first);
   const double high = static_cast<double>(second) * 4294967296.0;  // exact
-  const double result = (low + high) / 18446744073709551616.0;  // / 2^64, exact
+  const double result = (low + high) / 18446744073709551616.0;     // / 2^64, exact
   // The sum can round up to 2^64; libstdc++ then returns the largest double
   // below 1 (nextafter(1.0, 0.0)) to keep the result in [0, 1).
   if (result >= 1.0) return 1.0 - 0x1p-53;

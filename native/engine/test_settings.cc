@@ -8,8 +8,7 @@ namespace lg {
 namespace {
 
 const char* const kScenarioNames[] = {"SingleStream", "MultiStream", "Server", "Offline"};
-const char* const kModeNames[] = {"SubmissionRun", "AccuracyOnly", "PerformanceOnly",
-                                  "FindPeakPerformance"};
+const char* const kModeNames[] = {"SubmissionRun", "AccuracyOnly", "PerformanceOnly", "FindPeakPerformance"};
 
 bool EqualsIgnoreCase(const std::string& a, const char* b) {
   size_t i = 0;
@@ -36,28 +35,20 @@ int FindName(const std::string& name, const char* const (&names)[N]) {
 
 const char* ToString(Scenario s) {
   switch (s) {
-    case Scenario::SingleStream:
-      return kScenarioNames[0];
-    case Scenario::MultiStream:
-      return kScenarioNames[1];
-    case Scenario::Server:
-      return kScenarioNames[2];
-    case Scenario::Offline:
-      return kScenarioNames[3];
+    case Scenario::SingleStream: return kScenarioNames[0];
+    case Scenario::MultiStream: return kScenarioNames[1];
+    case Scenario::Server: return kScenarioNames[2];
+    case Scenario::Offline: return kScenarioNames[3];
   }
   return "InvalidScenario";
 }
 
 const char* ToString(Mode m) {
   switch (m) {
-    case Mode::SubmissionRun:
-      return kModeNames[0];
-    case Mode::AccuracyOnly:
-      return kModeNames[1];
-    case Mode::PerformanceOnly:
-      return kModeNames[2];
-    case Mode::FindPeakPerformance:
-      return kModeNames[3];
+    case Mode::SubmissionRun: return kModeNames[0];
+    case Mode::AccuracyOnly: return kModeNames[1];
+    case Mode::PerformanceOnly: return kModeNames[2];
+    case Mode::FindPeakPerformance: return kModeNames[3];
   }
   return "InvalidMode";
 }

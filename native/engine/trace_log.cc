@@ -42,8 +42,8 @@ void TraceLog::AddSamples(const std::vector<IssueRun::SampleTimes>& samples, boo
     }
     if (s.first_token_ns) {
       line += "{\"name\":\"" + std::string(server ? "Token_Latency" : "Token") +
-              "\",\"ph\":\"n\",\"cat\":\"default\",\"pid\":" + std::to_string(pid_) + ",\"id\":" +
-              std::to_string(s.seq_id) + ",\"ts\":";
+              "\",\"ph\":\"n\",\"cat\":\"default\",\"pid\":" + std::to_string(pid_) +
+              ",\"id\":" + std::to_string(s.seq_id) + ",\"ts\":";
       AppendMicros(s.first_token_ns - origin_ns_, &line);
       line += "},\n";
     }
@@ -55,9 +55,8 @@ void TraceLog::AddSamples(const std::vector<IssueRun::SampleTimes>& samples, boo
 void TraceLog::Finish() {
   if (finished_) return;
   finished_ = true;
-  const auto since_epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  const auto since_epoch =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::string ts;
   AppendMicros(since_epoch, &ts);
   *out_ << "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\n\"ts\":" << ts

@@ -109,9 +109,7 @@ void Dechunk(uint8_t* buf, size_t len, int32_t* state) {
         }
         phase = kChData;
         break;
-      default:
-        state[kChError] = kChBadSize;
-        goto out;
+      default: state[kChError] = kChBadSize; goto out;
     }
     p++;
   }

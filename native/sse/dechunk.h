@@ -14,14 +14,14 @@ namespace lgsse {
 
 // Per-response state, shared with JS as an Int32Array.
 enum DechunkSlot : int {
-  kChPhase = 0,     // in/out: DechunkPhase
-  kChValue,         // in/out: size digits so far (size line), or data bytes left (data)
-  kChDigits,        // in/out: hex digits in the size line so far
-  kChOutStart,      // out: where the payload of this read starts
-  kChOutLen,        // out: payload bytes, contiguous from kChOutStart
-  kChLastStart,     // out: start of the last chunk's size line when it is all in this read, else -1
-  kChLastEnd,       // out: offset after the last chunk's size line (its LF), -1 when not reached
-  kChError,         // out: DechunkError
+  kChPhase = 0,  // in/out: DechunkPhase
+  kChValue,      // in/out: size digits so far (size line), or data bytes left (data)
+  kChDigits,     // in/out: hex digits in the size line so far
+  kChOutStart,   // out: where the payload of this read starts
+  kChOutLen,     // out: payload bytes, contiguous from kChOutStart
+  kChLastStart,  // out: start of the last chunk's size line when it is all in this read, else -1
+  kChLastEnd,    // out: offset after the last chunk's size line (its LF), -1 when not reached
+  kChError,      // out: DechunkError
   kChSlotCount
 };
 

@@ -101,9 +101,10 @@ bool ParseIds(const uint8_t* a, const uint8_t* close, const uint8_t* limit, int3
       const uint64_t w = Load8(p);
       // Non-zero bytes mark non-digits: high nibble not 3, or low nibble > 9
       // (a carry out of a non-digit byte only touches later bytes).
-      const uint64_t nd = ((w & (0xF0 * kOnes)) ^ (0x30 * kOnes)) | (((w + 0x06 * kOnes) & (0xF0 * kOnes)) ^ (0x30 * kOnes));
+      const uint64_t nd =
+          ((w & (0xF0 * kOnes)) ^ (0x30 * kOnes)) | (((w + 0x06 * kOnes) & (0xF0 * kOnes)) ^ (0x30 * kOnes));
       const int k = nd == 0 ? 8 : __builtin_ctzll(nd) / 8;
-      if (k == 0 || k == 8) goto slow;  // not a number here, or 8+ digits: the byte loop decides
+      if (k == 0 || k == 8) goto slow;                   // not a number here, or 8+ digits: the byte loop decides
       uint64_t v = (w - 0x30 * kOnes) << (8 * (8 - k));  // digits to the top, leading zeros below
       v = ((v * 10) + (v >> 8)) & 0x00FF00FF00FF00FFull;
       v = ((v * 100) + (v >> 16)) & 0x0000FFFF0000FFFFull;
@@ -171,7 +172,8 @@ Ev Payload(const uint8_t* a, const uint8_t* e, const uint8_t* limit, int32_t* st
       state[kTokenChunks]++;
       if (n > 1) state[kMultiChunks]++;
     }
-    const uint8_t* f = small ? FindValueLast(s, v, KEY("\"finish_reason\"")) : FindValue(s, t, KEY("\"finish_reason\""));
+    const uint8_t* f =
+        small ? FindValueLast(s, v, KEY("\"finish_reason\"")) : FindValue(s, t, KEY("\"finish_reason\""));
     if (small && !f) f = FindValue(v, t, KEY("\"finish_reason\""));  // written after the ids
     if (f && *f == '"') {
       state[kFinished] = 1;

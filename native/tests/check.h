@@ -57,16 +57,16 @@ void ExpectEq(const A& a, const B& b, const char* ea, const char* eb, const char
 
 #define LG_TEST_CAT2(a, b) a##b
 #define LG_TEST_CAT(a, b) LG_TEST_CAT2(a, b)
-#define TEST_CASE(name)                                                           \
-  static void LG_TEST_CAT(test_fn_, __LINE__)();                                  \
+#define TEST_CASE(name)                                                                               \
+  static void LG_TEST_CAT(test_fn_, __LINE__)();                                                      \
   static ::lgtest::Registrar LG_TEST_CAT(test_reg_, __LINE__)(name, LG_TEST_CAT(test_fn_, __LINE__)); \
   static void LG_TEST_CAT(test_fn_, __LINE__)()
-#define CHECK(cond)                                                               \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      std::printf("  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);      \
-      ::lgtest::Failures()++;                                                     \
-    }                                                                             \
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      std::printf("  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+      ::lgtest::Failures()++;                                                \
+    }                                                                        \
   } while (0)
 #define CHECK_EQ(a, b) ::lgtest::ExpectEq((a), (b), #a, #b, __FILE__, __LINE__)
 #define TEST_MAIN() \

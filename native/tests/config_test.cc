@@ -203,8 +203,7 @@ TEST_CASE("lookup precedence: model.scenario > *.scenario > model.* > *.*") {
   CHECK_EQ(s.min_query_count, uint64_t(5));
   s = WithUserConf("*.Offline.min_query_count = 5\nbert.*.min_query_count = 6\n", "resnet50", "Offline");
   CHECK_EQ(s.min_query_count, uint64_t(5));
-  s = WithUserConf("*.Offline.min_query_count = 5\nresnet50.Offline.min_query_count = 7\n", "resnet50",
-                   "Offline");
+  s = WithUserConf("*.Offline.min_query_count = 5\nresnet50.Offline.min_query_count = 7\n", "resnet50", "Offline");
   CHECK_EQ(s.min_query_count, uint64_t(7));
   s = WithUserConf("*.Server.min_query_count = 5\nresnet50.*.min_query_count = 6\n", "resnet50", "Offline");
   CHECK_EQ(s.min_query_count, uint64_t(6));
@@ -392,8 +391,8 @@ TEST_CASE("mode: 0..3 map to the Mode enum; anything else is an error naming fil
   CHECK(!r.ok);
   CHECK_EQ(r.errors.size(), size_t(1));
   CHECK(AnyContains(r.errors, "user.conf:3: Invalid value passed to Mode key in config: '4'"));
-  CHECK(s.mode == lg::Mode::PerformanceOnly);     // unchanged
-  CHECK_EQ(s.min_query_count, uint64_t(77));      // the other keys still apply
+  CHECK(s.mode == lg::Mode::PerformanceOnly);  // unchanged
+  CHECK_EQ(s.min_query_count, uint64_t(77));   // the other keys still apply
 }
 
 TEST_CASE("unreadable or invalid user.conf: error, nothing of it applied, mlperf.conf still applied") {
@@ -675,8 +674,8 @@ TEST_CASE("audit.config: missing file is not an error") {
 
 TEST_CASE("audit.config: TEST01") {
   const std::string path = WriteFile("test01_audit.config", kTest01Audit);
-  for (lg::Scenario sc : {lg::Scenario::SingleStream, lg::Scenario::MultiStream, lg::Scenario::Server,
-                          lg::Scenario::Offline}) {
+  for (lg::Scenario sc :
+       {lg::Scenario::SingleStream, lg::Scenario::MultiStream, lg::Scenario::Server, lg::Scenario::Offline}) {
     TestSettings s = FromBuiltin("resnet50", lg::ToString(sc));
     s.scenario = sc;
     s.mode = lg::Mode::AccuracyOnly;
@@ -693,8 +692,8 @@ TEST_CASE("audit.config: TEST01") {
 
 TEST_CASE("audit.config: TEST04 (per-scenario entries; model-specific ones never match)") {
   const std::string path = WriteFile("test04_audit.config", kTest04Audit);
-  for (lg::Scenario sc : {lg::Scenario::SingleStream, lg::Scenario::MultiStream, lg::Scenario::Server,
-                          lg::Scenario::Offline}) {
+  for (lg::Scenario sc :
+       {lg::Scenario::SingleStream, lg::Scenario::MultiStream, lg::Scenario::Server, lg::Scenario::Offline}) {
     TestSettings s = FromBuiltin("stable-diffusion-xl", lg::ToString(sc));
     s.scenario = sc;
     s.performance_issue_unique = true;
@@ -737,8 +736,7 @@ TEST_CASE("audit.config: TEST06 on an LLM") {
 
 TEST_CASE("audit.config: verification-script keys are ignored quietly; bad files report errors") {
   const std::string path = WriteFile(
-      "test09_audit.config",
-      "*.*.mode = 2\n\n*.*.min_query_count = 6396\n*.*.test09_min_output_tokens = 1150.38\n");
+      "test09_audit.config", "*.*.mode = 2\n\n*.*.min_query_count = 6396\n*.*.test09_min_output_tokens = 1150.38\n");
   TestSettings s;
   std::vector<std::string> errors, warnings;
   CHECK(lg::ApplyAuditConfig(path, &s, &errors, &warnings));

@@ -70,7 +70,8 @@ TEST_CASE("dechunk: every split point of a stream gives the same payload") {
         if (!piece.empty()) body.Read(piece);
       }
       if (body.payload != want || !body.ended || body.error) {
-        std::printf("  split %zu/%zu: payload %zu bytes, ended %d, error %d\n", a, b, body.payload.size(), body.ended, body.error);
+        std::printf("  split %zu/%zu: payload %zu bytes, ended %d, error %d\n", a, b, body.payload.size(), body.ended,
+                    body.error);
         CHECK(false);
         return;
       }

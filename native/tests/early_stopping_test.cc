@@ -68,7 +68,8 @@ TEST_CASE("table of (t, p) -> h matches the slow binomial computation (fresh fin
       lg::MinPassingQueriesFinder f;
       const int64_t got = f(t, p, 0.0, kConfidence);
       const int64_t want = SlowMinPassing(t, p);
-      if (got != want) std::printf("  p=%g t=%lld: finder %lld, slow %lld\n", p, (long long)t, (long long)got, (long long)want);
+      if (got != want)
+        std::printf("  p=%g t=%lld: finder %lld, slow %lld\n", p, (long long)t, (long long)got, (long long)want);
       CHECK_EQ(got, want);
     }
   }

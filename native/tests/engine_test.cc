@@ -256,8 +256,8 @@ AllGenerated GenerateAll(const lg::TestSettings& t, uint64_t qsl_total, uint64_t
   lg::DetailLog log;
   lg::EffectiveSettings eff(t, qsl_performance, qsl_total, &log);
   bool accuracy = t.mode == lg::Mode::AccuracyOnly;
-  auto sets = lg::GenerateLoadableSets(eff, accuracy ? eff.accuracy_sample_count : eff.performance_sample_count,
-                                       qsl_total);
+  auto sets =
+      lg::GenerateLoadableSets(eff, accuracy ? eff.accuracy_sample_count : eff.performance_sample_count, qsl_total);
   AllGenerated all;
   for (const auto& set : sets) {
     all.per_set.push_back(lg::GenerateQueries(eff, set, accuracy));

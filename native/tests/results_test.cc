@@ -404,8 +404,7 @@ long double BinomialCdf(int64_t h, int64_t t, long double p) {
   const int64_t n = h + t;
   long double total = 0;
   for (int64_t k = 0; k <= t; ++k) {
-    const long double lc = std::lgamma(static_cast<long double>(n + 1)) -
-                           std::lgamma(static_cast<long double>(k + 1)) -
+    const long double lc = std::lgamma(static_cast<long double>(n + 1)) - std::lgamma(static_cast<long double>(k + 1)) -
                            std::lgamma(static_cast<long double>(n - k + 1));
     total += std::exp(lc + k * std::log(1.0L - p) + (n - k) * std::log(p));
   }
@@ -508,7 +507,7 @@ TEST_CASE("token stats: means over the sample count, INT64_MIN token counts skip
   CHECK_EQ(s.tpot_min, 1);
   CHECK_EQ(s.tpot_max, 7);
   CHECK_EQ(s.tpot_percentiles[0].value, 5);  // sorted {1,3,5,7}[2]
-  CHECK(s.tokens_per_sec == 10.0);            // 20 tokens / 2 s
+  CHECK(s.tokens_per_sec == 10.0);           // 20 tokens / 2 s
   CHECK(s.token_throughput_with_overhead == 20.0);
   // Upstream: 20 / (250 ns mean * 4) ; corrected: 20 / (250e-9 s * 4)
   CHECK(std::fabs(s.token_throughput_official - 0.02) < 1e-12);
@@ -535,7 +534,7 @@ TEST_CASE("MultiStream: per-query latency stats and estimate") {
   CHECK_EQ(s.sample_count, 5600u);
   CHECK_EQ(s.query_latency_min, 1008);
   CHECK_EQ(s.query_latency_max, 1000 + 699 * 10 + 8);
-  CHECK_EQ(s.query_latency_mean, (1008 + 7998) / 2);  // evenly spaced
+  CHECK_EQ(s.query_latency_mean, (1008 + 7998) / 2);                 // evenly spaced
   CHECK_EQ(s.target_latency_percentile_value, 1000 + 693 * 10 + 8);  // sorted[floor(700*0.99)=693]
   CHECK(s.early_stopping_met);
   // Independent: largest t with 700 >= h(t) + t at p = 0.99.
@@ -543,16 +542,16 @@ TEST_CASE("MultiStream: per-query latency stats and estimate") {
   while (queries >= SlowMinPassing(t + 1, 0.99) + t + 1) ++t;
   const int64_t estimate = 1000 + (queries - t) * 10 + 8;  // sorted[700 - t]
   CHECK_EQ(s.early_stopping_latency_ms, estimate);
-  const std::string want_es = " * Processed at least " + std::to_string(SlowMinPassing(1, 0.99) + 1) +
-                              " queries (700).\n * Would discard " + std::to_string(t - 1) +
-                              " highest latency queries.\n * Early stopping 99.0th percentile estimate: " +
-                              std::to_string(estimate);
+  const std::string want_es =
+      " * Processed at least " + std::to_string(SlowMinPassing(1, 0.99) + 1) + " queries (700).\n * Would discard " +
+      std::to_string(t - 1) +
+      " highest latency queries.\n * Early stopping 99.0th percentile estimate: " + std::to_string(estimate);
   CHECK_EQ(s.early_stopping_text, want_es);
 
   const std::string text = SummaryOf(s, st);
   CHECK(text.find("99.0th percentile latency (ns) : 7938\n") != std::string::npos);
-  CHECK(text.find(kRule + "\nAdditional Stats\n" + kRule + "\nPer-query latency:  \nMin latency (ns)                : 1008\n") !=
-        std::string::npos);
+  CHECK(text.find(kRule + "\nAdditional Stats\n" + kRule +
+                  "\nPer-query latency:  \nMin latency (ns)                : 1008\n") != std::string::npos);
   // Per-sample latencies are not shown for MultiStream.
   CHECK(text.find("Min latency (ns)                : 1000\n") == std::string::npos);
 
@@ -606,7 +605,8 @@ TEST_CASE("SingleStream: too few queries for any estimate") {
   pr.final_query_issued_time = 0.5;
   Summary s = lg::ComputeSummary("sut", st, pr);
   CHECK(!s.early_stopping_met);
-  CHECK_EQ(s.early_stopping_text, " * Only processed 50 queries.\n * Need to process at least 64 queries for early stopping.");
+  CHECK_EQ(s.early_stopping_text,
+           " * Only processed 50 queries.\n * Need to process at least 64 queries for early stopping.");
   CHECK_EQ(s.early_stopping_latency_ss, 0);
   CHECK_EQ(s.early_stopping_latency_ms, 0);
   const std::vector<DetailEntry> d = DetailOf(s, st);
@@ -631,12 +631,12 @@ TEST_CASE("SingleStream: 90th estimate but too few for the 99th") {
   CHECK(s.early_stopping_met);
   int64_t t = 1;
   while (n >= SlowMinPassing(t + 1, 0.90) + t + 1) ++t;
-  const std::string want = " * Processed at least 64 queries (200).\n * Would discard " + std::to_string(t - 1) +
-                           " highest latency queries.\n * Early stopping 90.0th percentile estimate: " +
-                           std::to_string(5000 + n - t) +
-                           "\n * Not enough queries processed for 99.0th percentile\n early stopping estimate "
-                           "(would need to process at\n least " +
-                           std::to_string(SlowMinPassing(1, 0.99) + 1) + " total queries).";
+  const std::string want =
+      " * Processed at least 64 queries (200).\n * Would discard " + std::to_string(t - 1) +
+      " highest latency queries.\n * Early stopping 90.0th percentile estimate: " + std::to_string(5000 + n - t) +
+      "\n * Not enough queries processed for 99.0th percentile\n early stopping estimate "
+      "(would need to process at\n least " +
+      std::to_string(SlowMinPassing(1, 0.99) + 1) + " total queries).";
   CHECK_EQ(s.early_stopping_text, want);
   CHECK_EQ(s.early_stopping_latency_ss, 5000 + n - t);
   CHECK_EQ(s.early_stopping_latency_ms, 0);
@@ -665,13 +665,15 @@ TEST_CASE("SingleStream token mode: TPOT fails first, TTFT text stays empty") {
   pr.final_query_all_samples_done_time = 0.2;
   Summary s = lg::ComputeSummary("sut", st, pr);
   CHECK(!s.early_stopping_met);
-  CHECK_EQ(s.early_stopping_tpot_text, " * Only processed 40 queries.\n * Need to process at least 64 queries for early stopping.");
+  CHECK_EQ(s.early_stopping_tpot_text,
+           " * Only processed 40 queries.\n * Need to process at least 64 queries for early stopping.");
   CHECK_EQ(s.early_stopping_ttft_text, "");
   const std::string text = SummaryOf(s, st);
   CHECK(text.find("90.0th first token percentile latency (ns) : 136\n") != std::string::npos);  // ttft sorted[36]
   CHECK(text.find("TTFT Early Stopping Result:\n\nTPOT Early Stopping Result:\n * Only processed 40 queries.\n") !=
         std::string::npos);
-  CHECK(text.find("TPS w/ loadgen overhead         : 4000.00\nTPS w/o loadgen overhead        : ") != std::string::npos);
+  CHECK(text.find("TPS w/ loadgen overhead         : 4000.00\nTPS w/o loadgen overhead        : ") !=
+        std::string::npos);
   const std::vector<DetailEntry> d = DetailOf(s, st);
   CHECK_EQ(ValueOf(d, "early_stopping_ttft_result"), "\"\"");
   CHECK_EQ(ValueOf(d, "result_completed_tokens_per_second"), "2000");  // 400 / 0.2
@@ -706,8 +708,8 @@ TEST_CASE("SingleStream token mode: both pass, TTFT estimates replace TPOT's") {
   auto text_for = [&](int64_t base) {
     return " * Processed at least 64 queries (800).\n * Would discard " + std::to_string(t90 - 1) +
            " highest latency queries.\n * Early stopping 90.0th percentile estimate: " +
-           std::to_string(base + n - t90) + "\n * Early stopping 99.0th percentile estimate: " +
-           std::to_string(base + n - t99);
+           std::to_string(base + n - t90) +
+           "\n * Early stopping 99.0th percentile estimate: " + std::to_string(base + n - t99);
   };
   CHECK_EQ(s.early_stopping_tpot_text, text_for(10));
   CHECK_EQ(s.early_stopping_ttft_text, text_for(50000));
@@ -887,88 +889,117 @@ TEST_CASE("Server token run: full summary text and detail lines") {
 
   // TPOT values above 5: the 6s, i = 6, 13, ..., 195: 28 of them.
   const int64_t more = SlowMinPassing(28, 0.99) + 28 - 200;
-  const std::string want =
-      kRule + "\nMLPerf Results Summary\n" + kRule + "\n" +
-      "SUT name : MySUT\n"
-      "Scenario : Server\n"
-      "Mode     : PerformanceOnly\n"
-      "Completed samples per second    : 248.75\n"    // 199 / 0.8
-      "Completed tokens per second: 2487.50\n"        // 1990 / 0.8
-      "Completed tokens per second (inferred): 746.25\n"  // 199 * 3 / 0.8
-      "Result is : INVALID\n"
-      "  Performance constraints satisfied : NO\n"
-      "  Min duration satisfied : NO\n"
-      "  Min queries satisfied : NO\n"
-      "  Early stopping satisfied: NO\n"
-      "Recommendations:\n"
-      " * TTFT constrain not met: Reduce target QPS to improve latency.\n"
-      " * TPOT constrain not met: Reduce target QPS to improve latency.\n"
-      " * Increase the target QPS so the loadgen pre-generates more queries.\n"
-      " * The test exited early, before enough queries were issued.\n"
-      "   See the detailed log for why this may have occurred.\n"
-      "TTFT Early Stopping Result:\n"
-      "\n"
-      "TPOT Early Stopping Result:\n"
-      " * Run unsuccessful.\n"
-      " * Processed 200 queries.\n"
-      " * Would need to run at least " + std::to_string(more) + " more queries,\n"
-      " with the run being successful if every additional\n"
-      " query were under latency.\n"
-      "\n" + kRule + "\nAdditional Stats\n" + kRule + "\n"
-      "Scheduled samples per second : 398.00\n"
-      "Min latency (ns)                : 1000\n"
-      "Max latency (ns)                : 200000\n"
-      "Mean latency (ns)               : 100500\n"
-      "50.00 percentile latency (ns)   : 101000\n"
-      "90.00 percentile latency (ns)   : 181000\n"
-      "95.00 percentile latency (ns)   : 191000\n"
-      "97.00 percentile latency (ns)   : 195000\n"
-      "99.00 percentile latency (ns)   : 199000\n"
-      "99.90 percentile latency (ns)   : 200000\n"
-      "\n"
-      "Completed tokens per second                 : 2487.50\n"
-      "Min First Token latency (ns)                : 500\n"
-      "Max First Token latency (ns)                : 100000\n"
-      "Mean First Token latency (ns)               : 50250\n"
-      "50.00 percentile first token latency (ns)   : 50500\n"
-      "90.00 percentile first token latency (ns)   : 90500\n"
-      "95.00 percentile first token latency (ns)   : 95500\n"
-      "97.00 percentile first token latency (ns)   : 97500\n"
-      "99.00 percentile first token latency (ns)   : 99500\n"
-      "99.90 percentile first token latency (ns)   : 100000\n"
-      "\n"
-      "Min Time per Output Token (ns)                : 0\n"
-      "Max Time per Output Token (ns)                : 6\n"
-      "Mean Time per Output Token (ns)               : 2\n"
-      "50.00 percentile time to output token (ns)   : 3\n"
-      "90.00 percentile time to output token (ns)   : 6\n"
-      "95.00 percentile time to output token (ns)   : 6\n"
-      "97.00 percentile time to output token (ns)   : 6\n"
-      "99.00 percentile time to output token (ns)   : 6\n"
-      "99.90 percentile time to output token (ns)   : 6\n"
-      "\n" + kRule + "\nTest Parameters Used\n" + kRule + "\n" + ParamsOf(st);
+  const std::string want = kRule + "\nMLPerf Results Summary\n" + kRule + "\n" +
+                           "SUT name : MySUT\n"
+                           "Scenario : Server\n"
+                           "Mode     : PerformanceOnly\n"
+                           "Completed samples per second    : 248.75\n"        // 199 / 0.8
+                           "Completed tokens per second: 2487.50\n"            // 1990 / 0.8
+                           "Completed tokens per second (inferred): 746.25\n"  // 199 * 3 / 0.8
+                           "Result is : INVALID\n"
+                           "  Performance constraints satisfied : NO\n"
+                           "  Min duration satisfied : NO\n"
+                           "  Min queries satisfied : NO\n"
+                           "  Early stopping satisfied: NO\n"
+                           "Recommendations:\n"
+                           " * TTFT constrain not met: Reduce target QPS to improve latency.\n"
+                           " * TPOT constrain not met: Reduce target QPS to improve latency.\n"
+                           " * Increase the target QPS so the loadgen pre-generates more queries.\n"
+                           " * The test exited early, before enough queries were issued.\n"
+                           "   See the detailed log for why this may have occurred.\n"
+                           "TTFT Early Stopping Result:\n"
+                           "\n"
+                           "TPOT Early Stopping Result:\n"
+                           " * Run unsuccessful.\n"
+                           " * Processed 200 queries.\n"
+                           " * Would need to run at least " +
+                           std::to_string(more) +
+                           " more queries,\n"
+                           " with the run being successful if every additional\n"
+                           " query were under latency.\n"
+                           "\n" +
+                           kRule + "\nAdditional Stats\n" + kRule +
+                           "\n"
+                           "Scheduled samples per second : 398.00\n"
+                           "Min latency (ns)                : 1000\n"
+                           "Max latency (ns)                : 200000\n"
+                           "Mean latency (ns)               : 100500\n"
+                           "50.00 percentile latency (ns)   : 101000\n"
+                           "90.00 percentile latency (ns)   : 181000\n"
+                           "95.00 percentile latency (ns)   : 191000\n"
+                           "97.00 percentile latency (ns)   : 195000\n"
+                           "99.00 percentile latency (ns)   : 199000\n"
+                           "99.90 percentile latency (ns)   : 200000\n"
+                           "\n"
+                           "Completed tokens per second                 : 2487.50\n"
+                           "Min First Token latency (ns)                : 500\n"
+                           "Max First Token latency (ns)                : 100000\n"
+                           "Mean First Token latency (ns)               : 50250\n"
+                           "50.00 percentile first token latency (ns)   : 50500\n"
+                           "90.00 percentile first token latency (ns)   : 90500\n"
+                           "95.00 percentile first token latency (ns)   : 95500\n"
+                           "97.00 percentile first token latency (ns)   : 97500\n"
+                           "99.00 percentile first token latency (ns)   : 99500\n"
+                           "99.90 percentile first token latency (ns)   : 100000\n"
+                           "\n"
+                           "Min Time per Output Token (ns)                : 0\n"
+                           "Max Time per Output Token (ns)                : 6\n"
+                           "Mean Time per Output Token (ns)               : 2\n"
+                           "50.00 percentile time to output token (ns)   : 3\n"
+                           "90.00 percentile time to output token (ns)   : 6\n"
+                           "95.00 percentile time to output token (ns)   : 6\n"
+                           "97.00 percentile time to output token (ns)   : 6\n"
+                           "99.00 percentile time to output token (ns)   : 6\n"
+                           "99.90 percentile time to output token (ns)   : 6\n"
+                           "\n" +
+                           kRule + "\nTest Parameters Used\n" + kRule + "\n" + ParamsOf(st);
   CHECK(SameLines(SummaryOf(s, st), want));
 
   const std::vector<DetailEntry> d = DetailOf(s, st);
-  const std::vector<std::string> want_keys = {
-      "result_validity", "result_perf_constraints_met", "result_min_duration_met", "result_min_queries_met",
-      "early_stopping_met", "result_invalid_reason", "early_stopping_ttft_result", "early_stopping_tpot_result",
-      "result_query_count", "result_overlatency_query_count", "result_scheduled_samples_per_sec",
-      "result_completed_samples_per_sec", "result_min_latency_ns", "result_max_latency_ns", "result_mean_latency_ns",
-      "result_50.00_percentile_latency_ns", "result_90.00_percentile_latency_ns",
-      "result_95.00_percentile_latency_ns", "result_97.00_percentile_latency_ns",
-      "result_99.00_percentile_latency_ns", "result_99.90_percentile_latency_ns",
-      "result_first_token_min_latency_ns", "result_first_token_max_latency_ns",
-      "result_first_token_mean_latency_ns", "result_first_token_50.00_percentile_latency_ns",
-      "result_first_token_90.00_percentile_latency_ns", "result_first_token_95.00_percentile_latency_ns",
-      "result_first_token_97.00_percentile_latency_ns", "result_first_token_99.00_percentile_latency_ns",
-      "result_first_token_99.90_percentile_latency_ns", "result_token_throughput_with_loadgen_overhead",
-      "result_token_throughput",
-      "result_time_per_output_token_50.00_percentile_ns", "result_time_per_output_token_90.00_percentile_ns",
-      "result_time_per_output_token_95.00_percentile_ns", "result_time_per_output_token_97.00_percentile_ns",
-      "result_time_per_output_token_99.00_percentile_ns", "result_time_per_output_token_99.90_percentile_ns",
-      "result_time_to_output_token_min", "result_time_to_output_token_max", "result_time_to_output_token_mean",
-      "result_completed_tokens_per_second", "result_inferred_completed_tokens_per_second", "num_errors"};
+  const std::vector<std::string> want_keys = {"result_validity",
+                                              "result_perf_constraints_met",
+                                              "result_min_duration_met",
+                                              "result_min_queries_met",
+                                              "early_stopping_met",
+                                              "result_invalid_reason",
+                                              "early_stopping_ttft_result",
+                                              "early_stopping_tpot_result",
+                                              "result_query_count",
+                                              "result_overlatency_query_count",
+                                              "result_scheduled_samples_per_sec",
+                                              "result_completed_samples_per_sec",
+                                              "result_min_latency_ns",
+                                              "result_max_latency_ns",
+                                              "result_mean_latency_ns",
+                                              "result_50.00_percentile_latency_ns",
+                                              "result_90.00_percentile_latency_ns",
+                                              "result_95.00_percentile_latency_ns",
+                                              "result_97.00_percentile_latency_ns",
+                                              "result_99.00_percentile_latency_ns",
+                                              "result_99.90_percentile_latency_ns",
+                                              "result_first_token_min_latency_ns",
+                                              "result_first_token_max_latency_ns",
+                                              "result_first_token_mean_latency_ns",
+                                              "result_first_token_50.00_percentile_latency_ns",
+                                              "result_first_token_90.00_percentile_latency_ns",
+                                              "result_first_token_95.00_percentile_latency_ns",
+                                              "result_first_token_97.00_percentile_latency_ns",
+                                              "result_first_token_99.00_percentile_latency_ns",
+                                              "result_first_token_99.90_percentile_latency_ns",
+                                              "result_token_throughput_with_loadgen_overhead",
+                                              "result_token_throughput",
+                                              "result_time_per_output_token_50.00_percentile_ns",
+                                              "result_time_per_output_token_90.00_percentile_ns",
+                                              "result_time_per_output_token_95.00_percentile_ns",
+                                              "result_time_per_output_token_97.00_percentile_ns",
+                                              "result_time_per_output_token_99.00_percentile_ns",
+                                              "result_time_per_output_token_99.90_percentile_ns",
+                                              "result_time_to_output_token_min",
+                                              "result_time_to_output_token_max",
+                                              "result_time_to_output_token_mean",
+                                              "result_completed_tokens_per_second",
+                                              "result_inferred_completed_tokens_per_second",
+                                              "num_errors"};
   CHECK(KeysOf(d) == want_keys);
   CHECK_EQ(ValueOf(d, "result_validity"), "\"INVALID\"");
   CHECK_EQ(ValueOf(d, "result_perf_constraints_met"), "false");
@@ -986,9 +1017,9 @@ TEST_CASE("Server token run: full summary text and detail lines") {
   CHECK_EQ(ValueOf(d, "result_completed_samples_per_sec"), "248.75");
   CHECK_EQ(ValueOf(d, "result_mean_latency_ns"), "100500");
   CHECK_EQ(ValueOf(d, "result_token_throughput_with_loadgen_overhead"), "3980");  // 1990 / 0.5
-  CHECK_EQ(ValueOf(d, "result_token_throughput"), "9.9005e-05");                 // 1990 / (100500 * 200)
+  CHECK_EQ(ValueOf(d, "result_token_throughput"), "9.9005e-05");                  // 1990 / (100500 * 200)
   CHECK_EQ(ValueOf(d, "result_token_throughput_corrected"), "<absent>");          // only in the JS result
-  CHECK(std::fabs(s.token_throughput_corrected - 99004.975) < 1e-3);           // 1990 / (100.5e-6 * 200)
+  CHECK(std::fabs(s.token_throughput_corrected - 99004.975) < 1e-3);              // 1990 / (100.5e-6 * 200)
   CHECK_EQ(ValueOf(d, "result_time_to_output_token_mean"), "2");
   CHECK_EQ(ValueOf(d, "result_completed_tokens_per_second"), "2487.5");
   CHECK_EQ(ValueOf(d, "result_inferred_completed_tokens_per_second"), "746.25");
@@ -1005,8 +1036,7 @@ TEST_CASE("official Server token run: crafted latencies reproduce summary and de
   }
   const size_t n = 2068;
   PerformanceResult pr;
-  pr.sample_latencies =
-      Crafted(n, Anchors(n, 873, 4320973, {76912, 111253, 134039, 248337, 1414779, 3594297}), 116393);
+  pr.sample_latencies = Crafted(n, Anchors(n, 873, 4320973, {76912, 111253, 134039, 248337, 1414779, 3594297}), 116393);
   pr.first_token_latencies =
       Crafted(n, Anchors(n, 691, 4319771, {76601, 110281, 133644, 247336, 1414348, 3592975}), 115953);
   pr.time_per_output_token = Crafted(n, Anchors(n, 0, 113, {2, 10, 13, 14, 19, 25}), 4);
@@ -1053,7 +1083,8 @@ TEST_CASE("Offline: samples per second in default ostream format") {
   // No performance-constraint or early-stopping block; 99.90 line then the parameters.
   CHECK(text.find("Performance constraints") == std::string::npos);
   CHECK(text.find("Early Stopping Result") == std::string::npos);
-  CHECK(text.find("99.90 percentile latency (ns)   : 1000\n\n" + kRule + "\nTest Parameters Used") != std::string::npos);
+  CHECK(text.find("99.90 percentile latency (ns)   : 1000\n\n" + kRule + "\nTest Parameters Used") !=
+        std::string::npos);
   CHECK_EQ(ValueOf(DetailOf(s, st), "result_samples_per_second"), "2.33314e+06");
   CHECK_EQ(ValueOf(DetailOf(s, st), "early_stopping_result"), "\"\"");
 
@@ -1079,7 +1110,8 @@ TEST_CASE("Offline token mode with inferred tokens") {
   pr.max_latency = 0.5;
   Summary s = lg::ComputeSummary("sut", st, pr);
   const std::string text = SummaryOf(s, st);
-  CHECK(text.find("Samples per second: 20\nTokens per second: 60\nTokens per second (inferred): 140\nResult is : VALID\n") !=
+  CHECK(text.find(
+            "Samples per second: 20\nTokens per second: 60\nTokens per second (inferred): 140\nResult is : VALID\n") !=
         std::string::npos);
   // The token block of Additional Stats is a single blank line for Offline.
   CHECK(text.find("99.90 percentile latency (ns)   : 100\n\n\n" + kRule) != std::string::npos);
@@ -1107,10 +1139,24 @@ TEST_CASE("official Offline runs: crafted latencies reproduce summary and detail
     bool valid;
   };
   const Case cases[] = {
-      {"Offline_PerformanceOnly", 4096, 4096, 0, 62973, 2163734, 978239,
-       {1087020, 1665176, 1742130, 1772595, 1801368, 1818343}, true},
-      {"Offline_PerformanceOnly_INVALID_minduration", 1100, 100, 1000, 16244, 471468, 227981,
-       {242479, 380954, 454343, 461804, 469014, 471208}, false},
+      {"Offline_PerformanceOnly",
+       4096,
+       4096,
+       0,
+       62973,
+       2163734,
+       978239,
+       {1087020, 1665176, 1742130, 1772595, 1801368, 1818343},
+       true},
+      {"Offline_PerformanceOnly_INVALID_minduration",
+       1100,
+       100,
+       1000,
+       16244,
+       471468,
+       227981,
+       {242479, 380954, 454343, 461804, 469014, 471208},
+       false},
   };
   for (const Case& c : cases) {
     std::string summary, detail;
@@ -1226,7 +1272,7 @@ TEST_CASE("token-mode perf constraint advice: TTFT only, TPOT only") {
   for (int i = 0; i < 1000; ++i) {
     pr.sample_latencies.push_back(50);
     pr.first_token_latencies.push_back(i >= 985 ? 101 : 100);  // sorted[990] = 101 > 100
-    pr.time_per_output_token.push_back(10);                     // == bound: fine
+    pr.time_per_output_token.push_back(10);                    // == bound: fine
     pr.tokens_per_sample.push_back(2);
   }
   pr.queries_issued = 1000;

@@ -80,9 +80,8 @@ TEST_CASE("mt19937: 64-bit seeds are reduced mod 2^32") {
 }
 
 TEST_CASE("golden: official LoadGen loaded_qsl_set (shuffle of 0..1023)") {
-  const size_t expected[] = {216, 267, 822, 906, 663, 580, 710, 908, 410, 882, 910,
-                             801, 676, 877, 868, 478, 153, 561, 562, 372, 276, 772,
-                             320, 460, 481, 368, 778, 107, 111, 480, 993, 668};
+  const size_t expected[] = {216, 267, 822, 906, 663, 580, 710, 908, 410, 882, 910, 801, 676, 877, 868, 478,
+                             153, 561, 562, 372, 276, 772, 320, 460, 481, 368, 778, 107, 111, 480, 993, 668};
   std::vector<size_t> v = OurShuffle(2085463073848966840ull, 1024);
   for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); ++i) CHECK_EQ(v[i], expected[i]);
 }
@@ -90,15 +89,15 @@ TEST_CASE("golden: official LoadGen loaded_qsl_set (shuffle of 0..1023)") {
 TEST_CASE("golden: shuffles (pair-draw and single-draw paths)") {
   uint32_t next = 0;
   {
-    const size_t expected[] = {7466, 11480, 190, 6597, 11681, 564, 613, 4491,
-                               3030, 11189, 3330, 5947, 551, 3863, 2426, 475};
+    const size_t expected[] = {7466, 11480, 190,  6597, 11681, 564,  613,  4491,
+                               3030, 11189, 3330, 5947, 551,   3863, 2426, 475};
     std::vector<size_t> v = OurShuffle(2747215439041700203ull, 13368, &next);
     for (size_t i = 0; i < 16; ++i) CHECK_EQ(v[i], expected[i]);
     CHECK_EQ(next, 3163435394u);
   }
   {
     // 70000 >= 65536 elements: one draw per position.
-    const size_t expected[] = {20057, 49674, 7856, 65266, 68310, 3842, 38143, 62983,
+    const size_t expected[] = {20057, 49674, 7856,  65266, 68310, 3842,  38143, 62983,
                                25800, 61877, 11962, 10992, 63878, 32367, 37112, 33800};
     std::vector<size_t> v = OurShuffle(16159082839903944936ull, 70000, &next);
     for (size_t i = 0; i < 16; ++i) CHECK_EQ(v[i], expected[i]);
@@ -140,7 +139,7 @@ TEST_CASE("golden: shuffle is a permutation; sizes 0 and 1 draw nothing") {
 
 TEST_CASE("golden: uniform ints") {
   {
-    const int expected[] = {10688, 12747, 6742, 3821, 8783, 9277, 1566, 8700,
+    const int expected[] = {10688, 12747, 6742,  3821,  8783, 9277, 1566, 8700,
                             11879, 11521, 10176, 10314, 4642, 2942, 2653, 10694};
     lg::Mt19937 g(2747215439041700203ull);
     lg::UniformIntDistribution d(0, 13367);
@@ -169,8 +168,8 @@ TEST_CASE("golden: uniform ints") {
     for (uint64_t e : expected) CHECK_EQ(d(g), e);
   }
   {
-    const uint64_t expected[] = {15028999435905310454ull, 16708911996216745849ull,
-                                 2342493223442167775ull, 16848810653347327969ull};
+    const uint64_t expected[] = {15028999435905310454ull, 16708911996216745849ull, 2342493223442167775ull,
+                                 16848810653347327969ull};
     lg::Mt19937 g(5489);
     lg::UniformU64Distribution d;  // [0, 2^64 - 1]
     for (uint64_t e : expected) CHECK_EQ(d(g), e);
@@ -190,14 +189,14 @@ TEST_CASE("golden: uniform ints") {
 
 TEST_CASE("golden: canonical, uniform real and exponential doubles") {
   {
-    const uint64_t expected[] = {0x3fc1574f7b6848deull, 0x3feab863ef3cfc3full,
-                                 0x3fef00f6fbe41047ull, 0x3fcc4ad7f0f4e980ull};
+    const uint64_t expected[] = {0x3fc1574f7b6848deull, 0x3feab863ef3cfc3full, 0x3fef00f6fbe41047ull,
+                                 0x3fcc4ad7f0f4e980ull};
     lg::Mt19937 g(5489);
     for (uint64_t e : expected) CHECK_EQ(Bits(lg::GenerateCanonicalDouble(g)), e);
   }
   {
-    const uint64_t expected[] = {0xc00e921ffb4c1861ull, 0x40021dd95b8b0b08ull,
-                                 0x400b6ee5fd767034ull, 0xc0089db42e946dd6ull};
+    const uint64_t expected[] = {0xc00e921ffb4c1861ull, 0x40021dd95b8b0b08ull, 0x400b6ee5fd767034ull,
+                                 0xc0089db42e946dd6ull};
     lg::Mt19937 g(5489);
     for (uint64_t e : expected) CHECK_EQ(Bits(lg::UniformRealDouble(g, -5.0, 3.7)), e);
   }
@@ -205,8 +204,8 @@ TEST_CASE("golden: canonical, uniform real and exponential doubles") {
     // These go through the platform's log(); allow one ulp for libms that
     // round differently from glibc's (with libstdc++ the test below checks
     // exact equality with std::exponential_distribution).
-    const double expected[] = {0x1.e1fc8c3bd9609p-18, 0x1.ee7c29a548d3ep-20,
-                               0x1.17ce93f6ba035p-20, 0x1.594bf223296f2p-18};
+    const double expected[] = {0x1.e1fc8c3bd9609p-18, 0x1.ee7c29a548d3ep-20, 0x1.17ce93f6ba035p-20,
+                               0x1.594bf223296f2p-18};
     lg::Mt19937 g(2085463073848966840ull);
     for (double e : expected) {
       double got = lg::ExponentialDouble(g, 350000.0);
@@ -268,11 +267,27 @@ TEST_CASE("libstdc++: Mt19937 equals std::mt19937") {
 TEST_CASE("libstdc++: UniformInt equals std::uniform_int_distribution<int>") {
   // Includes spans with heavy Lemire rejection (0x80000000: 2^31 + 1 values)
   // and none (0x7fffffff: 2^31 values).
-  const int64_t spans[] = {0,          1,          2,          3,           6,
-                           999,        1023,       13367,      (1 << 20) - 1,
-                           (1 << 20),  65535,      1000000007, 0x40000000,
-                           0x40000001, 2147483646, 2147483647, 0x80000000ll,
-                           0xbfffffffll, 0xc0000001ll, 0xfffffffell, 0xffffffffll};
+  const int64_t spans[] = {0,
+                           1,
+                           2,
+                           3,
+                           6,
+                           999,
+                           1023,
+                           13367,
+                           (1 << 20) - 1,
+                           (1 << 20),
+                           65535,
+                           1000000007,
+                           0x40000000,
+                           0x40000001,
+                           2147483646,
+                           2147483647,
+                           0x80000000ll,
+                           0xbfffffffll,
+                           0xc0000001ll,
+                           0xfffffffell,
+                           0xffffffffll};
   for (uint64_t seed : Seeds()) {
     for (int64_t span : spans) {
       for (int a : {0, -7, -1073741824, INT32_MIN}) {
@@ -353,11 +368,16 @@ TEST_CASE("libstdc++: UniformU64 equals std::uniform_int_distribution<unsigned l
 
 TEST_CASE("libstdc++: canonical combining equals std::generate_canonical on scripted outputs") {
   // Canonical combining against std::generate_canonical on scripted pairs.
-  const uint32_t pairs[][2] = {{0, 0},           {1, 0},
-                               {0, 1},           {0xffffffffu, 0xffffffffu},
-                               {0xfffffc00u, 0xffffffffu}, {0xfffffc01u, 0xffffffffu},
-                               {0xfffffbffu, 0xffffffffu}, {0x80000000u, 0x7fffffffu},
-                               {0xffffffffu, 0}, {0x12345678u, 0x9abcdef0u}};
+  const uint32_t pairs[][2] = {{0, 0},
+                               {1, 0},
+                               {0, 1},
+                               {0xffffffffu, 0xffffffffu},
+                               {0xfffffc00u, 0xffffffffu},
+                               {0xfffffc01u, 0xffffffffu},
+                               {0xfffffbffu, 0xffffffffu},
+                               {0x80000000u, 0x7fffffffu},
+                               {0xffffffffu, 0},
+                               {0x12345678u, 0x9abcdef0u}};
   for (const auto& p : pairs) {
     ScriptedUrbg s{p};
     double want = std::generate_canonical<double, 53>(s);

@@ -409,7 +409,8 @@ TEST_CASE("effective: invalid settings are logged with the official messages") {
     CHECK(l.is_error);
   }
   if (lines.size() == 3) {
-    CHECK_EQ(lines[0].value, std::string("\"Invalid value for server_target_qps requested. requested: -2.5 using: 1\""));
+    CHECK_EQ(lines[0].value,
+             std::string("\"Invalid value for server_target_qps requested. requested: -2.5 using: 1\""));
     CHECK_EQ(lines[1].value,
              std::string("\"Sample Idx to be repeated in performance_issue_same mode cannot be greater than loaded "
                          "performance_sample_count. performance_issue_same_index: 1024 performance_sample_count: "
@@ -457,8 +458,8 @@ TEST_CASE("LogAll: Server with token latencies, as in the official log") {
                                    "requested_server_max_async_queries",
                                    "requested_server_num_issue_query_threads"};
   want = Concat(want, kCommonRequestedKeys);
-  want = Concat(want, {"requested_use_token_latencies", "requested_server_ttft_latency",
-                       "requested_server_tpot_latency"});
+  want =
+      Concat(want, {"requested_use_token_latencies", "requested_server_ttft_latency", "requested_server_tpot_latency"});
   want = Concat(want, kEffectiveKeys);
   CheckKeys(Keys(lines), want);
 
@@ -563,8 +564,8 @@ TEST_CASE("LogAll: SingleStream and MultiStream requested keys; no token keys wh
   want = {"requested_scenario", "requested_test_mode", "requested_multi_stream_expected_latency_ns",
           "requested_multi_stream_target_latency_percentile", "requested_multi_stream_samples_per_query"};
   want = Concat(want, kCommonRequestedKeys);
-  want = Concat(want, {"requested_use_token_latencies", "requested_server_ttft_latency",
-                       "requested_server_tpot_latency"});
+  want =
+      Concat(want, {"requested_use_token_latencies", "requested_server_ttft_latency", "requested_server_tpot_latency"});
   want = Concat(want, kEffectiveKeys);
   CheckKeys(Keys(lines), want);
   CHECK_EQ(ValueOf(lines, "requested_test_mode"), std::string("\"AccuracyOnly\""));

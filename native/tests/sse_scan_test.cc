@@ -36,7 +36,8 @@ struct Stream {
         continue;
       }
       if (state[lgsse::kStatus] == lgsse::kHandBack) {
-        handed_back.push_back(buf.substr(off + state[lgsse::kEventStart], state[lgsse::kEventEnd] - state[lgsse::kEventStart]));
+        handed_back.push_back(
+            buf.substr(off + state[lgsse::kEventStart], state[lgsse::kEventEnd] - state[lgsse::kEventStart]));
         off += consumed;
         continue;
       }
@@ -47,15 +48,23 @@ struct Stream {
 };
 
 std::string Chunk(const std::string& ids, const char* finish = "null") {
-  return "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":\" x\",\"logprobs\":null,\"finish_reason\":" +
+  return "data: "
+         "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,"
+         "\"text\":\" x\",\"logprobs\":null,\"finish_reason\":" +
          std::string(finish) + ",\"stop_reason\":null,\"token_ids\":[" + ids + "]}]}\n\n";
 }
 
-const std::string kUsage = "data: {\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"total_tokens\":9,\"completion_tokens\":6}}\n\n";
+const std::string kUsage =
+    "data: "
+    "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{"
+    "\"prompt_tokens\":3,\"total_tokens\":9,\"completion_tokens\":6}}\n\n";
 
 std::string Whole() {
-  return "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n" +
-         Chunk("11") + Chunk("12,13,14") + ": comment\n\n" + Chunk("15") + Chunk("2", "\"stop\"") + kUsage + "data: [DONE]\n\n";
+  return "data: "
+         "{\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_"
+         "reason\":null}]}\n\n" +
+         Chunk("11") + Chunk("12,13,14") + ": comment\n\n" + Chunk("15") + Chunk("2", "\"stop\"") + kUsage +
+         "data: [DONE]\n\n";
 }
 
 }  // namespace
@@ -96,8 +105,10 @@ TEST_CASE("sse: crlf line ends") {
   std::string all = Whole();
   std::string crlf;
   for (char c : all) {
-    if (c == '\n') crlf += "\r\n";
-    else crlf += c;
+    if (c == '\n')
+      crlf += "\r\n";
+    else
+      crlf += c;
   }
   Stream s;
   s.Feed(crlf.substr(0, 100));
@@ -108,7 +119,8 @@ TEST_CASE("sse: crlf line ends") {
 
 TEST_CASE("sse: errors and odd shapes are handed back") {
   Stream s;
-  s.Feed("data: {\"error\": {\"message\": \"boom\", \"code\": 500}}\n\n" + Chunk("1,x") + "event: x\ndata: {}\n\n" + Chunk("7"));
+  s.Feed("data: {\"error\": {\"message\": \"boom\", \"code\": 500}}\n\n" + Chunk("1,x") + "event: x\ndata: {}\n\n" +
+         Chunk("7"));
   CHECK_EQ(s.handed_back.size(), 3u);
   CHECK_EQ(s.all.size(), 1u);
   CHECK_EQ(s.all[0], 7);
@@ -142,7 +154,8 @@ TEST_CASE("sse: an event with more ids than the array holds is handed back, not 
 
 TEST_CASE("body: a single-choice completion's ids and usage count") {
   const std::string body =
-      "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":\" a \\\"token_ids\\\":[9]\","
+      "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":\" a "
+      "\\\"token_ids\\\":[9]\","
       "\"finish_reason\":\"length\",\"prompt_token_ids\":[1,2],\"token_ids\":[5, 6,7]}],"
       "\"usage\":{\"prompt_tokens\":2,\"total_tokens\":6,\"completion_tokens\":4}}";
   std::vector<int32_t> state(lgsse::kSlotCount, 0);

@@ -35,7 +35,7 @@ describe('GSM8K (mixtral)', () => {
     expect(gsm8kCorrect('The answer is 3', 'three')).toBe(false);
   });
 
-  it("Python float() syntax", () => {
+  it('Python float() syntax', () => {
     expect(pyFloat(' 12 ')).toBe(12);
     expect(pyFloat('1_000')).toBe(1000);
     expect(pyFloat('.5')).toBe(0.5);
@@ -102,7 +102,8 @@ describe('multiple choice', () => {
   });
 
   it('gpt-oss: harmony final channel first, bold removed', () => {
-    const t = '<|channel|>analysis<|message|>maybe A<|end|><|start|>assistant<|channel|>final<|message|>**C**<|return|>';
+    const t =
+      '<|channel|>analysis<|message|>maybe A<|end|><|start|>assistant<|channel|>final<|message|>**C**<|return|>';
     expect(harmonyFinalSection(t)).toBe('**C**');
     expect(parseMultipleChoice(t, 'D', 'gpt-oss')).toBe('C');
     expect(parseMultipleChoice('<|channel|>final<|message|>The answer: B', 'D', 'gpt-oss')).toBe('B');
@@ -122,7 +123,9 @@ describe('against the reference functions themselves', () => {
   it('gives what the reference scripts return on the same inputs (outputs recorded by running them)', async () => {
     const { readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const f = JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/accuracy/answers-reference.json'), 'utf8')) as {
+    const f = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../fixtures/accuracy/answers-reference.json'), 'utf8'),
+    ) as {
       cases: { mc: [string, string][]; gmc: [string, string][]; num: string[]; aime: string[]; boxed: string[] };
       expected: Record<string, unknown[]>;
     };

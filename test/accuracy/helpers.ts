@@ -31,7 +31,15 @@ export function wordLevelTokenizer(
   for (const id of ids) vocab[word(id)] = id;
   const added = Object.entries(special).map(([id, content]) => {
     vocab[content] = Number(id);
-    return { id: Number(id), content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
+    return {
+      id: Number(id),
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    };
   });
   const json = {
     version: '1.0',

@@ -4,7 +4,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { AccuracyLogError, decodeTokens, dedupByQslIdx, parseAccuracyLog, readAccuracyLog } from '../../lib/accuracy/accuracy-log.js';
+import {
+  AccuracyLogError,
+  decodeTokens,
+  dedupByQslIdx,
+  parseAccuracyLog,
+  readAccuracyLog,
+} from '../../lib/accuracy/accuracy-log.js';
 import { runTest06, trailingEosCount } from '../../lib/accuracy/test06.js';
 import { HAVE_OFFICIAL_LOGS, officialDir } from '../helpers.js';
 import { tempDir, writeLog } from './helpers.js';
@@ -49,11 +55,21 @@ describe('readAccuracyLog', () => {
 
   it('reads a log cut short by a crash (no closing bracket, torn last line)', async () => {
     const dir = tempDir();
-    const p = writeLog(join(dir, 'cut.json'), [{ seq: 0, qsl: 0, ids: [1] }, { seq: 1, qsl: 1, ids: [2] }], { close: false });
+    const p = writeLog(
+      join(dir, 'cut.json'),
+      [
+        { seq: 0, qsl: 0, ids: [1] },
+        { seq: 1, qsl: 1, ids: [2] },
+      ],
+      { close: false },
+    );
     const log = await readAccuracyLog(p);
     expect(log.truncated).toBe(true);
     expect(log.entries).toHaveLength(2);
-    writeFileSync(join(dir, 'torn.json'), '[\n{ "seq_id" : 0, "qsl_idx" : 0, "data" : "01000000", "token_count" : 1 },\n{ "seq_id" : 1, "qsl_i');
+    writeFileSync(
+      join(dir, 'torn.json'),
+      '[\n{ "seq_id" : 0, "qsl_idx" : 0, "data" : "01000000", "token_count" : 1 },\n{ "seq_id" : 1, "qsl_i',
+    );
     const torn = await readAccuracyLog(join(dir, 'torn.json'));
     expect(torn.truncated).toBe(true);
     expect(torn.entries).toHaveLength(1);
@@ -63,7 +79,9 @@ describe('readAccuracyLog', () => {
     const one = parseAccuracyLog('[{"seq_id":0,"qsl_idx":5,"data":"07000000"}]');
     expect(one.entries[0]!.qslIdx).toBe(5);
     expect(Array.from(one.entries[0]!.tokens)).toEqual([7]);
-    const pretty = parseAccuracyLog(JSON.stringify([{ seq_id: 0, qsl_idx: 2, data: '08000000', token_count: 1 }], null, 2));
+    const pretty = parseAccuracyLog(
+      JSON.stringify([{ seq_id: 0, qsl_idx: 2, data: '08000000', token_count: 1 }], null, 2),
+    );
     expect(pretty.entries[0]!.tokenCount).toBe(1);
     expect(parseAccuracyLog('[\n]\n').entries).toEqual([]);
   });
@@ -110,11 +128,15 @@ describe('TEST06 checks', () => {
   it('first token compared over the shorter sequence; token count equals output length', () => {
     const ok = runTest06([e(0, [7, 8, 9], { first: [7] }), e(1, [7, 8], { first: [7, 8] })], { eosTokenId: 2 });
     expect(ok.pass).toBe(true);
-    expect(ok.text).toBe('First token check pass: True\nEOS check pass: True\nSample length check pass: True\nTEST06 verification complete\n');
+    expect(ok.text).toBe(
+      'First token check pass: True\nEOS check pass: True\nSample length check pass: True\nTEST06 verification complete\n',
+    );
     const bad = runTest06([e(0, [7, 8], { first: [8] }), e(1, [7, 8], { first: [7], count: 3 })]);
     expect(bad.firstToken.failures).toBe(1);
     expect(bad.sampleLength.examples[0]!.reason).toBe('token_count 3 but 2 output ids');
-    expect(bad.text).toMatch(/First token check pass: False\nEOS check pass: True\nSample length check pass: False\nTEST06 verification failed/);
+    expect(bad.text).toMatch(
+      /First token check pass: False\nEOS check pass: True\nSample length check pass: False\nTEST06 verification failed/,
+    );
   });
 
   it('Offline skips the first-token check', () => {
@@ -161,7 +183,9 @@ describe('TEST06 on a run of ours against the simulator (TEST06 audit settings)'
     const { createLlmSut, TestMode, TestScenario } = await import('../../lib/index.js');
     const { sim, track, idDataset, serverRun, logPaths } = await import('../sut/helpers.js');
     const s = await sim({ decodeStepNs: 20_000, eosAfter: 4, eosTokenId: 2 });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(100, 16), workers: 0, onWarning: () => {} }));
+    const llm = track(
+      await createLlmSut({ endpoints: [s.url], dataset: idDataset(100, 16), workers: 0, onWarning: () => {} }),
+    );
     // compliance/TEST06/audit.config: performance mode, 100 queries, 100 samples logged.
     const { outdir } = await serverRun(llm, 100, {
       mode: TestMode.PerformanceOnly,
@@ -176,6 +200,8 @@ describe('TEST06 on a run of ours against the simulator (TEST06 audit settings)'
       expect(e.tokens.length).toBe(4);
     }
     const r = runTest06(log.entries, { eosTokenId: 2, scenario: 'Server' });
-    expect(r.text).toBe('First token check pass: True\nEOS check pass: True\nSample length check pass: True\nTEST06 verification complete\n');
+    expect(r.text).toBe(
+      'First token check pass: True\nEOS check pass: True\nSample length check pass: True\nTEST06 verification complete\n',
+    );
   });
 });

@@ -16,7 +16,13 @@ import {
   rougeLsumTokens,
   rougeTokenize,
 } from '../../lib/accuracy/rouge.js';
-import { englishPunkt, loadPunktParameters, punktParameters, sentTokenize, sentencesPerLine } from '../../lib/accuracy/sentence-split.js';
+import {
+  englishPunkt,
+  loadPunktParameters,
+  punktParameters,
+  sentTokenize,
+  sentencesPerLine,
+} from '../../lib/accuracy/sentence-split.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
@@ -53,7 +59,12 @@ describe('rouge_score test vectors (rouge_scorer_test.py)', () => {
 
   const targets = lines('target.txt');
   const predictions = lines('prediction.txt');
-  const check = (got: { precision: number; recall: number; fmeasure: number }, r: number, p: number, f: number): void => {
+  const check = (
+    got: { precision: number; recall: number; fmeasure: number },
+    r: number,
+    p: number,
+    f: number,
+  ): void => {
     expect(got.recall).toBeCloseTo(r, 5);
     expect(got.precision).toBeCloseTo(p, 5);
     expect(got.fmeasure).toBeCloseTo(f, 5);
@@ -93,10 +104,13 @@ describe('rouge_score test vectors (rouge_scorer_test.py)', () => {
     const ref = ['1', '2', '3', '4', '5'];
     expect(lcsIndices(ref, ['2', '5', '3', '4'])).toEqual([1, 2, 3]);
     expect(lcsIndices(ref, ['8', '9'])).toEqual([]);
-    const s = rougeLsumTokens([ref], [
-      ['1', '2', '6', '7', '8'],
-      ['1', '3', '8', '9', '5'],
-    ]);
+    const s = rougeLsumTokens(
+      [ref],
+      [
+        ['1', '2', '6', '7', '8'],
+        ['1', '3', '8', '9', '5'],
+      ],
+    );
     expect(s.recall).toBe(0.8);
     expect(s.precision).toBe(0.4);
     expect(s.fmeasure).toBeCloseTo(0.5333, 3);
@@ -108,7 +122,11 @@ describe('rouge_score test vectors (rouge_scorer_test.py)', () => {
     const r = sc.score('w1 w2 w3 w4 w5', 'w1 w2 w6 w7 w8\nw1 w3 w8 w9 w5').rougeLsum!;
     expect(r.recall).toBeCloseTo(0.8, 12);
     expect(r.precision).toBeCloseTo(0.4, 12);
-    for (const [t, p] of [['w1 w2 w3 w4 w5', ''], ['', 'w1'], ['w1 w2 w3 w4 w5', '/']]) {
+    for (const [t, p] of [
+      ['w1 w2 w3 w4 w5', ''],
+      ['', 'w1'],
+      ['w1 w2 w3 w4 w5', '/'],
+    ]) {
       expect(sc.score(t!, p!).rougeLsum!.fmeasure).toBe(0);
     }
   });
@@ -116,9 +134,27 @@ describe('rouge_score test vectors (rouge_scorer_test.py)', () => {
 
 describe('hand-worked ROUGE examples', () => {
   it('tokenisation: lower case, non-alphanumerics split, stems only words longer than 3', () => {
-    expect(rougeTokenize("The U.S. didn't--really--win $5,000!")).toEqual(['the', 'u', 's', 'didn', 't', 'really', 'win', '5', '000']);
+    expect(rougeTokenize("The U.S. didn't--really--win $5,000!")).toEqual([
+      'the',
+      'u',
+      's',
+      'didn',
+      't',
+      'really',
+      'win',
+      '5',
+      '000',
+    ]);
     const stem = (w: string): string => porterStem(w);
-    expect(rougeTokenize('Running dogs ran quickly; cats were sitting.', stem)).toEqual(['run', 'dog', 'ran', 'quickli', 'cat', 'were', 'sit']);
+    expect(rougeTokenize('Running dogs ran quickly; cats were sitting.', stem)).toEqual([
+      'run',
+      'dog',
+      'ran',
+      'quickli',
+      'cat',
+      'were',
+      'sit',
+    ]);
     // Non-ASCII letters are separators, as in rouge_score.
     expect(rougeTokenize('café naïve', stem)).toEqual(['caf', 'na', 've']);
   });
@@ -141,7 +177,7 @@ describe('hand-worked ROUGE examples', () => {
     const agg = rougeCorpus(['a b c', 'x y'], ['a b c', 'a b'], { useStemmer: true });
     expect(agg.perSample.rouge1).toEqual([1, 0]);
     expect(npRound(agg.mean.rouge1! * 100, 4)).toBe(50);
-    expect(npRound(2 / 3 * 100, 4)).toBe(66.6667);
+    expect(npRound((2 / 3) * 100, 4)).toBe(66.6667);
     expect(npRound(0.125 * 100, 1)).toBe(12.5);
     expect(npRound(0.00125, 4)).toBe(0.0012); // half to even, as numpy
     expect(npMean([0.1, 0.2, 0.3])).toBe((0.1 + 0.2 + 0.3) / 3);
@@ -165,9 +201,23 @@ describe('Porter stemmer (NLTK_EXTENSIONS) against NLTK 3.10.3', () => {
 
   it('the paper examples and the NLTK departures', () => {
     const cases: Record<string, string> = {
-      caresses: 'caress', ponies: 'poni', ties: 'tie', cats: 'cat', agreed: 'agre', plastered: 'plaster',
-      motoring: 'motor', hopping: 'hop', filing: 'file', happy: 'happi', relational: 'relat', dying: 'die',
-      skies: 'sky', enjoy: 'enjoy', generously: 'gener', oed: 'o', geology: 'geolog',
+      caresses: 'caress',
+      ponies: 'poni',
+      ties: 'tie',
+      cats: 'cat',
+      agreed: 'agre',
+      plastered: 'plaster',
+      motoring: 'motor',
+      hopping: 'hop',
+      filing: 'file',
+      happy: 'happi',
+      relational: 'relat',
+      dying: 'die',
+      skies: 'sky',
+      enjoy: 'enjoy',
+      generously: 'gener',
+      oed: 'o',
+      geology: 'geolog',
     };
     for (const [w, s] of Object.entries(cases)) expect(porterStem(w), w).toBe(s);
   });
@@ -185,8 +235,15 @@ describe('sentence splitting (Punkt) against NLTK 3.8.1 (pinned by MLPerf) and 3
     expect(d381).toEqual([]);
     expect(d310).toEqual([]);
     // The versions differ on curly quotes: 3.8.1 does not break before a closing one.
-    expect(sentTokenize('He said \u201cGo.\u201d Then he left. Done.')).toEqual(['He said \u201cGo.\u201d Then he left.', 'Done.']);
-    expect(sentTokenize('He said \u201cGo.\u201d Then he left. Done.', unicode)).toEqual(['He said \u201cGo.\u201d', 'Then he left.', 'Done.']);
+    expect(sentTokenize('He said \u201cGo.\u201d Then he left. Done.')).toEqual([
+      'He said \u201cGo.\u201d Then he left.',
+      'Done.',
+    ]);
+    expect(sentTokenize('He said \u201cGo.\u201d Then he left. Done.', unicode)).toEqual([
+      'He said \u201cGo.\u201d',
+      'Then he left.',
+      'Done.',
+    ]);
   });
 
   it('hand-worked cases', () => {

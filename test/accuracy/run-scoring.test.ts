@@ -53,9 +53,13 @@ describe('scoring at the end of a run', () => {
     expect(acc.checksPass).toBe(true);
     expect(exitCodeOf(record, false)).toBe(1);
 
-    const saved = JSON.parse(readFileSync(join(outdir, 'accuracy.json'), 'utf8')) as { metrics: Record<string, number> };
+    const saved = JSON.parse(readFileSync(join(outdir, 'accuracy.json'), 'utf8')) as {
+      metrics: Record<string, number>;
+    };
     expect(saved.metrics.rouge2).toBe(71.4286);
-    const results = JSON.parse(readFileSync(join(outdir, 'results.json'), 'utf8')) as { accuracy?: { metrics: Record<string, number>; pass: boolean } };
+    const results = JSON.parse(readFileSync(join(outdir, 'results.json'), 'utf8')) as {
+      accuracy?: { metrics: Record<string, number>; pass: boolean };
+    };
     expect(results.accuracy?.metrics.rouge1).toBe(75);
     expect(results.accuracy?.pass).toBe(false);
     const html = readFileSync(join(outdir, 'report.html'), 'utf8');
@@ -65,12 +69,24 @@ describe('scoring at the end of a run', () => {
   });
 
   it('a performance run is not scored; a missing tokenizer fails before anything runs', async () => {
-    expect(() => planRun({ scenario: 'Offline', mode: 'performance', tokenizer: 'tok.json' })).toThrow(/--tokenizer scores the outputs of --mode accuracy/);
-    expect(planRun({ scenario: 'Offline', mode: 'accuracy', tokenizer: 'tok.json' }).options.tokenizer).toBe('tok.json');
+    expect(() => planRun({ scenario: 'Offline', mode: 'performance', tokenizer: 'tok.json' })).toThrow(
+      /--tokenizer scores the outputs of --mode accuracy/,
+    );
+    expect(planRun({ scenario: 'Offline', mode: 'accuracy', tokenizer: 'tok.json' }).options.tokenizer).toBe(
+      'tok.json',
+    );
     const dir = tempDir();
     const outdir = join(dir, 'never');
     await expect(
-      runBenchmark({ scenario: 'Offline', mode: 'AccuracyOnly', dataset: referencedDataset(2), tokenizer: join(dir, 'missing.json'), workers: 0, outdir, log: () => {} }),
+      runBenchmark({
+        scenario: 'Offline',
+        mode: 'AccuracyOnly',
+        dataset: referencedDataset(2),
+        tokenizer: join(dir, 'missing.json'),
+        workers: 0,
+        outdir,
+        log: () => {},
+      }),
     ).rejects.toThrow(/--tokenizer .*missing\.json/);
     expect(existsSync(join(outdir, 'mlperf_log_summary.txt'))).toBe(false);
   });

@@ -48,10 +48,21 @@ describe('targets table', () => {
     expect(accuracyTarget('llama3.1-8b-interactive')!.name).toBe('llama3.1-8b');
     expect(accuracyTarget('llama2-70b')!.name).toBe('llama2-70b-99');
     expect(accuracyTarget('llama2-70b-interactive-99.9')!.targets[0]!.fraction).toBe(0.999);
-    expect(accuracyTarget('deepseek-r1')!.targets.map((t) => targetValue(t))).toEqual([0.99 * 81.3582, 0.9 * 3886.2274]);
+    expect(accuracyTarget('deepseek-r1')!.targets.map((t) => targetValue(t))).toEqual([
+      0.99 * 81.3582,
+      0.9 * 3886.2274,
+    ]);
     expect(accuracyTarget('resnet')).toBeUndefined();
     expect(Object.keys(ACCURACY_TARGETS).sort()).toEqual(
-      ['deepseek-r1', 'gpt-oss-120b', 'llama2-70b-99', 'llama2-70b-99.9', 'llama3.1-8b', 'llama3.1-8b-edge', 'mixtral-8x7b'].sort(),
+      [
+        'deepseek-r1',
+        'gpt-oss-120b',
+        'llama2-70b-99',
+        'llama2-70b-99.9',
+        'llama3.1-8b',
+        'llama3.1-8b-edge',
+        'mixtral-8x7b',
+      ].sort(),
     );
   });
 });
@@ -73,8 +84,21 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('scoring the official LoadGen accuracy logs
     // int32: prediction "w<i> w0" vs reference "w<i>": rouge1 P 1/2 R 1 -> F 2/3;
     // no shared bigram -> 0; LCS 1 -> 2/3; gen_len grows by 3 characters per sample.
     const r32 = await scoreAccuracy({ log, dataset: { references }, tokenizer, scenario: 'Offline' });
-    expect(r32.metrics).toEqual({ rouge1: 66.6667, rouge2: 0, rougeL: 66.6667, rougeLsum: 66.6667, gen_len: 4010 + 3 * 1024, gen_num: 1024 });
-    expect(r32.log).toMatchObject({ entries: 1024, uniqueSamples: 1024, duplicates: 0, truncated: false, dtype: 'int32' });
+    expect(r32.metrics).toEqual({
+      rouge1: 66.6667,
+      rouge2: 0,
+      rougeL: 66.6667,
+      rougeLsum: 66.6667,
+      gen_len: 4010 + 3 * 1024,
+      gen_num: 1024,
+    });
+    expect(r32.log).toMatchObject({
+      entries: 1024,
+      uniqueSamples: 1024,
+      duplicates: 0,
+      truncated: false,
+      dtype: 'int32',
+    });
     // llama3.1-8b targets: ROUGE passes, gen_len is far below 0.9 x 8,167,644.
     expect(r32.verdicts.map((v) => [v.metric, v.status])).toEqual([
       ['rouge1', 'PASS'],
@@ -84,7 +108,9 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('scoring the official LoadGen accuracy logs
       ['gen_len', 'FAIL'],
     ]);
     expect(r32.pass).toBe(false);
-    expect(r32.checks.text).toBe('First token check pass: Skipped\nEOS check pass: True\nSample length check pass: False\nTEST06 verification failed\n');
+    expect(r32.checks.text).toBe(
+      'First token check pass: Skipped\nEOS check pass: True\nSample length check pass: False\nTEST06 verification failed\n',
+    );
     expect(r32.notes.join('\n')).toMatch(/1024 distinct samples in the log; a full llama3.1-8b accuracy run has 13368/);
   });
 
@@ -114,19 +140,31 @@ describe('scoring runs against the endpoint simulator', () => {
     const dir = tempDir();
     const tokenizer = wordLevelTokenizer(dir, range(1000, 31000), (k) => `t${k}`, { 2: '</s>' });
     const s = await sim({ decodeStepNs: 20_000 });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(n, 8), workers: 0, onWarning: () => {} }));
+    const llm = track(
+      await createLlmSut({ endpoints: [s.url], dataset: idDataset(n, 8), workers: 0, onWarning: () => {} }),
+    );
     const { outdir } = await accuracyRun(llm, TestScenario.Server);
     const log = logPaths(outdir).accuracy;
 
     const outputs = range(0, n).map((i) => expectedIds([1, 100 + i, 7], 8).map((k) => `t${k}`));
-    const references = outputs.map((w, i) => (i % 2 === 0 ? w.join(' ') : [...w.slice(0, 4), 'alpha', 'beta', 'gamma', 'delta'].join(' ')));
+    const references = outputs.map((w, i) =>
+      i % 2 === 0 ? w.join(' ') : [...w.slice(0, 4), 'alpha', 'beta', 'gamma', 'delta'].join(' '),
+    );
     const refFile = join(dir, 'refs.jsonl');
-    writeFileSync(refFile, references.map((r, i) => JSON.stringify({ text_input: `prompt ${i}`, output: r })).join('\n') + '\n');
+    writeFileSync(
+      refFile,
+      references.map((r, i) => JSON.stringify({ text_input: `prompt ${i}`, output: r })).join('\n') + '\n',
+    );
 
     const r = await scoreAccuracy({ log, dataset: refFile, tokenizer, benchmark: 'llama3_1-8b', keepSamples: true });
     const genLen = outputs.reduce((a, w) => a + pyLen(w.join(' ')), 0);
     expect(r.metrics).toEqual({ rouge1: 75, rouge2: 71.4286, rougeL: 75, rougeLsum: 75, gen_len: genLen, gen_num: n });
-    expect(r.samples!.find((x) => x.qslIdx === 1)!.scores).toEqual({ rouge1: 0.5, rouge2: 3 / 7, rougeL: 0.5, rougeLsum: 0.5 });
+    expect(r.samples!.find((x) => x.qslIdx === 1)!.scores).toEqual({
+      rouge1: 0.5,
+      rouge2: 3 / 7,
+      rougeL: 0.5,
+      rougeLsum: 0.5,
+    });
     expect(r.verdicts.find((v) => v.metric === 'gen_len')!.status).toBe('FAIL');
     expect(r.pass).toBe(false);
     expect(r.checks.pass).toBe(true);
@@ -135,7 +173,10 @@ describe('scoring runs against the endpoint simulator', () => {
     // The command: same figures, exit code 1, accuracy.json written.
     const out = join(dir, 'accuracy.json');
     const c = capture();
-    const code = await runAccuracyCommand({ log, dataset: refFile, tokenizer, benchmark: 'llama3_1-8b', output: out }, c.io);
+    const code = await runAccuracyCommand(
+      { log, dataset: refFile, tokenizer, benchmark: 'llama3_1-8b', output: out },
+      c.io,
+    );
     expect(code).toBe(1);
     expect(c.err).toBe('');
     expect(c.out).toMatch(/'rouge1': 75, 'rouge2': 71\.4286, 'rougeL': 75, 'rougeLsum': 75/);
@@ -154,15 +195,35 @@ describe('scoring runs against the endpoint simulator', () => {
     const dir = tempDir();
     const tokenizer = wordLevelTokenizer(dir, range(1000, 31000), (k) => `t${k}`, { 2: '</s>' });
     const s = await sim({ decodeStepNs: 2_000 });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(n, 294), workers: 0, onWarning: () => {} }));
+    const llm = track(
+      await createLlmSut({ endpoints: [s.url], dataset: idDataset(n, 294), workers: 0, onWarning: () => {} }),
+    );
     const { outdir } = await accuracyRun(llm, TestScenario.Offline);
     const log = logPaths(outdir).accuracy;
-    const references = range(0, n).map((i) => expectedIds([1, 100 + i, 7], 294).map((k) => `t${k}`).join(' '));
+    const references = range(0, n).map((i) =>
+      expectedIds([1, 100 + i, 7], 294)
+        .map((k) => `t${k}`)
+        .join(' '),
+    );
     const refFile = join(dir, 'refs.json');
     writeFileSync(refFile, JSON.stringify(references.map((r, i) => ({ input: `q${i}`, output: r }))));
 
-    const r = await scoreAccuracy({ log, dataset: refFile, tokenizer, benchmark: 'llama2-70b-99.9', scenario: 'Offline' });
-    expect(r.metrics).toMatchObject({ rouge1: 100, rouge2: 100, rougeL: 100, rougeLsum: 100, gen_num: n, gen_tok_len: 294 * n, tokens_per_sample: 294 });
+    const r = await scoreAccuracy({
+      log,
+      dataset: refFile,
+      tokenizer,
+      benchmark: 'llama2-70b-99.9',
+      scenario: 'Offline',
+    });
+    expect(r.metrics).toMatchObject({
+      rouge1: 100,
+      rouge2: 100,
+      rougeL: 100,
+      rougeLsum: 100,
+      gen_num: n,
+      gen_tok_len: 294 * n,
+      tokens_per_sample: 294,
+    });
     expect(r.verdicts.map((v) => v.status)).toEqual(['PASS', 'PASS', 'PASS', 'PASS']);
     expect(r.pass).toBe(true);
 
@@ -176,7 +237,21 @@ describe('scoring runs against the endpoint simulator', () => {
       return true;
     }) as typeof process.stdout.write;
     try {
-      await program.parseAsync(['node', 'loadgen', 'accuracy', '--log', log, '--dataset', refFile, '--tokenizer', tokenizer, '--benchmark', 'llama2-70b-99.9', '--output', out]);
+      await program.parseAsync([
+        'node',
+        'loadgen',
+        'accuracy',
+        '--log',
+        log,
+        '--dataset',
+        refFile,
+        '--tokenizer',
+        tokenizer,
+        '--benchmark',
+        'llama2-70b-99.9',
+        '--output',
+        out,
+      ]);
     } finally {
       process.stdout.write = origWrite;
     }
@@ -189,24 +264,39 @@ describe('scoring runs against the endpoint simulator', () => {
 
 describe('mixtral, deepseek-r1 and gpt-oss scoring (answer extraction)', () => {
   async function bpe() {
-    return loadTokenizer(join(import.meta.dirname, '../fixtures/accuracy/tokenizer/tokenizer.json'), { cleanUpTokenizationSpaces: false });
+    return loadTokenizer(join(import.meta.dirname, '../fixtures/accuracy/tokenizer/tokenizer.json'), {
+      cleanUpTokenizationSpaces: false,
+    });
   }
   async function encodeLog(dir: string, texts: string[]): Promise<string> {
     const { Tokenizer } = await import('@huggingface/tokenizers');
-    const json = JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/accuracy/tokenizer/tokenizer.json'), 'utf8'));
+    const json = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../fixtures/accuracy/tokenizer/tokenizer.json'), 'utf8'),
+    );
     const t = new Tokenizer(json, {});
-    return writeLog(join(dir, 'log.json'), texts.map((s, i) => ({ seq: i, qsl: i, ids: t.encode(s, { add_special_tokens: false }).ids })));
+    return writeLog(
+      join(dir, 'log.json'),
+      texts.map((s, i) => ({ seq: i, qsl: i, ids: t.encode(s, { add_special_tokens: false }).ids })),
+    );
   }
 
   it('mixtral: OpenOrca ROUGE, GSM8K exact match, MBXP not scored (UNKNOWN), gen_num counts every entry', async () => {
     const dir = tempDir();
-    const outputs = ['the cat sat on the mat.', 'So 3 + 4 = 7. The answer is 7.\nQ: next', 'It costs 1,234 dollars', 'def f(): pass'];
+    const outputs = [
+      'the cat sat on the mat.',
+      'So 3 + 4 = 7. The answer is 7.\nQ: next',
+      'It costs 1,234 dollars',
+      'def f(): pass',
+    ];
     const log = await encodeLog(dir, outputs);
     const r = await scoreAccuracy({
       log,
       tokenizer: await bpe(),
       benchmark: 'mixtral-8x7b',
-      dataset: { references: ['the cat sat on the mat.', '7', '1234', 'assert f() is None'], categories: ['OpenOrca', 'GSM8K', 'GSM8K', 'MBXP'] },
+      dataset: {
+        references: ['the cat sat on the mat.', '7', '1234', 'assert f() is None'],
+        categories: ['OpenOrca', 'GSM8K', 'GSM8K', 'MBXP'],
+      },
     });
     expect(r.metrics).toMatchObject({ rouge1: 100, rouge2: 100, rougeL: 100, rougeLsum: 100, gsm8k: 100, gen_num: 4 });
     expect(r.metrics.gen_len).toBe('the cat sat on the mat.'.length);
@@ -228,7 +318,10 @@ describe('mixtral, deepseek-r1 and gpt-oss scoring (answer extraction)', () => {
       log,
       tokenizer: await bpe(),
       benchmark: 'deepseek-r1',
-      dataset: { references: ['C', '33', '0.5', 'B'], categories: ['gpqa_diamond', 'aime2024', 'math500', 'gpqa_diamond'] },
+      dataset: {
+        references: ['C', '33', '0.5', 'B'],
+        categories: ['gpqa_diamond', 'aime2024', 'math500', 'gpqa_diamond'],
+      },
       keepSamples: true,
     });
     // The 4th has no "ANSWER:" pattern: GPQA extraction finds nothing (as the reference).
@@ -304,7 +397,11 @@ describe('dataset inputs and the registered command', () => {
       { seq: 1, qsl: 1, ids: [5] },
       { seq: 2, qsl: 2, ids: [3] },
     ]);
-    const ds = { name: 'mem', size: 3, prompt: (i: number) => ({ text: `q${i}`, reference: ['w1 w2', 'w5', 'w4'][i]! }) };
+    const ds = {
+      name: 'mem',
+      size: 3,
+      prompt: (i: number) => ({ text: `q${i}`, reference: ['w1 w2', 'w5', 'w4'][i]! }),
+    };
     const r = await scoreAccuracy({ log, dataset: ds, tokenizer });
     // Samples 0 and 1 match exactly, sample 2 shares nothing: ROUGE-1 = 2/3.
     expect(r.metrics.rouge1).toBe(66.6667);

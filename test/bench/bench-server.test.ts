@@ -23,7 +23,9 @@ afterAll(() => {
 });
 
 async function start(engine: 'c' | 'node', extra: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [SERVER, '--engine', engine, '--exit-on-stdin-end', ...extra], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER, '--engine', engine, '--exit-on-stdin-end', ...extra], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   started.push(child);
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -108,7 +110,8 @@ describe.skipIf(!hasCc)('bench server engines', () => {
       const [arrival, first, read] = r.map(BigInt);
       expect(arrival >= before && arrival <= read && read <= first && first <= after).toBe(true);
     }
-    for (const [read, first] of Object.values(rn.records) as [string, string][]) expect(BigInt(read) >= before && BigInt(first) >= BigInt(read)).toBe(true);
+    for (const [read, first] of Object.values(rn.records) as [string, string][])
+      expect(BigInt(read) >= before && BigInt(first) >= BigInt(read)).toBe(true);
     const stats = await json(c.port, '/_stats');
     expect(stats).toMatchObject({ requests: 3, streams: 2, nonStream: 1, engine: 'c' });
     expect(await json(c.port, '/_records', 'DELETE')).toEqual({ cleared: 2 });

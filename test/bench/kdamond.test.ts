@@ -35,7 +35,15 @@ describe('kdamond helper of the TTFT bench', () => {
   test('parseStat reads comm, flags and policy, whatever the comm holds', async () => {
     const { parseStat } = await load();
     // 52 fields; comm with a space and parentheses; flags 0x208040 (PF_KTHREAD set), policy 5.
-    const fields = ['S', '2', ...Array.from({ length: 4 }, () => '0'), '2129984', ...Array.from({ length: 31 }, () => '0'), '5', ...Array.from({ length: 11 }, () => '0')];
+    const fields = [
+      'S',
+      '2',
+      ...Array.from({ length: 4 }, () => '0'),
+      '2129984',
+      ...Array.from({ length: 31 }, () => '0'),
+      '5',
+      ...Array.from({ length: 11 }, () => '0'),
+    ];
     const s = parseStat(`77 (kdamond (x) 0) ${fields.join(' ')}\n`);
     expect(s).toEqual({ comm: 'kdamond (x) 0', flags: 2129984, policy: 5 });
     // This process: a user thread, SCHED_OTHER.
@@ -52,19 +60,22 @@ describe('kdamond helper of the TTFT bench', () => {
     }
   });
 
-  test.runIf(process.platform === 'linux' && isRoot && hasChrt)('idleKdamond demotes each kdamond thread and restore() gives its policy back, once', async () => {
-    const { kdamondThreads, idleKdamond } = await load();
-    const before = kdamondThreads();
-    if (before.length === 0) return; // a kernel without DAMON running: nothing to change
-    const held = idleKdamond();
-    try {
-      expect(held.threads.map((t) => t.pid).sort()).toEqual(before.map((t) => t.pid).sort());
-      for (const t of held.threads) expect(policyOf(t.pid)).toBe(5);
-    } finally {
-      held.restore();
-    }
-    for (const t of before) expect(policyOf(t.pid)).toBe(0);
-    held.restore(); // idempotent: nothing left to do, no error
-    for (const t of before) expect(policyOf(t.pid)).toBe(0);
-  });
+  test.runIf(process.platform === 'linux' && isRoot && hasChrt)(
+    'idleKdamond demotes each kdamond thread and restore() gives its policy back, once',
+    async () => {
+      const { kdamondThreads, idleKdamond } = await load();
+      const before = kdamondThreads();
+      if (before.length === 0) return; // a kernel without DAMON running: nothing to change
+      const held = idleKdamond();
+      try {
+        expect(held.threads.map((t) => t.pid).sort()).toEqual(before.map((t) => t.pid).sort());
+        for (const t of held.threads) expect(policyOf(t.pid)).toBe(5);
+      } finally {
+        held.restore();
+      }
+      for (const t of before) expect(policyOf(t.pid)).toBe(0);
+      held.restore(); // idempotent: nothing left to do, no error
+      for (const t of before) expect(policyOf(t.pid)).toBe(0);
+    },
+  );
 });

@@ -50,7 +50,10 @@ function build(rows: ReturnType<typeof request>[]) {
 describe('measureTtftError', () => {
   test('error = client TTFT − server TTFT, split into send and receive sides; unknown ids counted apart', async () => {
     const measure = await load();
-    const { client, server } = build([request('a', 100 * ms, 0.2 * ms, 5 * ms, 0.1 * ms), request('b', 200 * ms, 0.4 * ms, 7 * ms, 0.3 * ms)]);
+    const { client, server } = build([
+      request('a', 100 * ms, 0.2 * ms, 5 * ms, 0.1 * ms),
+      request('b', 200 * ms, 0.4 * ms, 7 * ms, 0.3 * ms),
+    ]);
     client.records.push(['nope', '0', '1']);
     const m = measure(client, server);
     expect(m.n).toBe(2);

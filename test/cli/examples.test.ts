@@ -20,7 +20,11 @@ beforeAll(async () => {
   cwd = tempDir('lg-examples-');
   const { build } = await import('esbuild');
   const common = { ...ESBUILD_NODE, alias: { '@x/loadgen': join(REPO, 'lib/index.ts') } };
-  await build({ ...common, entryPoints: [join(REPO, 'lib/sut/worker-main.ts')], outfile: join(bundleDir, 'sut-worker.js') });
+  await build({
+    ...common,
+    entryPoints: [join(REPO, 'lib/sut/worker-main.ts')],
+    outfile: join(bundleDir, 'sut-worker.js'),
+  });
   for (const f of readdirSync(EXAMPLES).filter((n) => n.endsWith('.ts'))) {
     await build({ ...common, entryPoints: [join(EXAMPLES, f)], outfile: join(bundleDir, f.replace(/\.ts$/, '.js')) });
   }
@@ -32,7 +36,9 @@ afterAll(() => {
 
 describe('examples', () => {
   test('type-check against the API', () => {
-    const files = readdirSync(EXAMPLES).filter((n) => n.endsWith('.ts')).map((n) => join(EXAMPLES, n));
+    const files = readdirSync(EXAMPLES)
+      .filter((n) => n.endsWith('.ts'))
+      .map((n) => join(EXAMPLES, n));
     const program = ts.createProgram(files, {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.NodeNext,
@@ -53,7 +59,10 @@ describe('examples', () => {
     ['custom-sut', /^(VALID|INVALID) /],
     ['vllm-server', /^(VALID|INVALID) [\d.]+ samples\/s\nTTFT p99/],
     ['sglang-offline', /^VALID [\d.]+ samples\/s/],
-    ['multi-node', /VALID[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests/],
+    [
+      'multi-node',
+      /VALID[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests/,
+    ],
     ['accuracy-run', /32 of 32 samples/],
   ];
   test.each(runs)('%s runs against the simulator', async (name, output) => {

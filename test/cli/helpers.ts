@@ -17,7 +17,9 @@ export const ESBUILD_NODE = {
   target: 'node20',
   logLevel: 'silent' as const,
   // commander and undici are CommonJS: give the ESM bundle a real require().
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
 };
 
 /**
@@ -51,7 +53,11 @@ export interface Spawned {
 }
 
 export function spawnCli(cli: string, args: string[], cwd: string = tmpdir()): Spawned {
-  const child = spawn(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOADGEN_DEBUG: '' } });
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOADGEN_DEBUG: '' },
+  });
   let stdout = '';
   let stderr = '';
   const waiters: { re: RegExp; resolve: () => void }[] = [];

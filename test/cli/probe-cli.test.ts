@@ -15,8 +15,20 @@ let sglang: Simulator;
 
 beforeAll(async () => {
   ({ cli, cleanup } = await buildCli());
-  vllm = await startSimulator({ flavor: 'vllm', model: 'llama-8b', maxModelLen: 4096, version: '0.11.2', precisePacing: false });
-  sglang = await startSimulator({ flavor: 'sglang', model: 'qwen-7b', maxModelLen: 32768, version: '0.5.9', precisePacing: false });
+  vllm = await startSimulator({
+    flavor: 'vllm',
+    model: 'llama-8b',
+    maxModelLen: 4096,
+    version: '0.11.2',
+    precisePacing: false,
+  });
+  sglang = await startSimulator({
+    flavor: 'sglang',
+    model: 'qwen-7b',
+    maxModelLen: 32768,
+    version: '0.5.9',
+    precisePacing: false,
+  });
 });
 afterAll(async () => {
   cleanup?.();
@@ -57,9 +69,31 @@ describe('loadgen probe', () => {
   });
 
   test('several endpoints, --json, and the flags that shape the test request', async () => {
-    const r = await runCli(cli, ['probe', '--endpoint', vllm.url, '--endpoint', sglang.url, '--backend', 'auto', '--api', 'chat', '--model', 'llama-8b', '--api-key', 'k', '--timeout', '5000', '--json']);
+    const r = await runCli(cli, [
+      'probe',
+      '--endpoint',
+      vllm.url,
+      '--endpoint',
+      sglang.url,
+      '--backend',
+      'auto',
+      '--api',
+      'chat',
+      '--model',
+      'llama-8b',
+      '--api-key',
+      'k',
+      '--timeout',
+      '5000',
+      '--json',
+    ]);
     expect(r.code, explain(r)).toBe(0);
-    const j = JSON.parse(r.stdout) as { url: string; healthy: boolean; backend: string; capabilities: { tokenSource: string } }[];
+    const j = JSON.parse(r.stdout) as {
+      url: string;
+      healthy: boolean;
+      backend: string;
+      capabilities: { tokenSource: string };
+    }[];
     expect(j.map((p) => [p.url, p.healthy, p.backend])).toEqual([
       [vllm.url, true, 'vllm'],
       [sglang.url, true, 'sglang'],
@@ -115,7 +149,17 @@ describe('loadgen probe', () => {
   });
 
   test('formatProbe says when a server sends no token ids', () => {
-    const text = formatProbe({ url: 'http://x', healthy: true, error: null, backend: 'openai', version: null, models: [], capabilities: { tokenSource: 'none', batchPrompts: false }, ttftMs: 12.34, tokensPerSecond: null });
+    const text = formatProbe({
+      url: 'http://x',
+      healthy: true,
+      error: null,
+      backend: 'openai',
+      version: null,
+      models: [],
+      capabilities: { tokenSource: 'none', batchPrompts: false },
+      ttftMs: 12.34,
+      tokensPerSecond: null,
+    });
     expect(text).toContain('backend: openai (version unknown)');
     expect(text).toContain('model: none listed');
     expect(text).toContain('token ids: none (counts from usage only');

@@ -45,7 +45,12 @@ describe('runBenchmark', () => {
       settings: { scenario: 'Server', serverTargetQps: 40, minDurationMs: 2500, useTokenLatencies: true },
     });
     expect(record.endpoints).toHaveLength(1);
-    expect(record.endpoints[0]).toMatchObject({ backend: 'vllm', api: 'completions', model: 'sim-llm-8b', serverVersion: '0.11.0' });
+    expect(record.endpoints[0]).toMatchObject({
+      backend: 'vllm',
+      api: 'completions',
+      model: 'sim-llm-8b',
+      serverVersion: '0.11.0',
+    });
     expect(Date.parse(record.endedAt)).toBeGreaterThanOrEqual(Date.parse(record.startedAt));
     // The engine's result and the adapter's view agree on the samples.
     const n = record.result.counts.samples;
@@ -66,7 +71,8 @@ describe('runBenchmark', () => {
     expect(later.length).toBeGreaterThan(0);
     expect(later.some((p) => (p.tokensPerSecond ?? 0) > 0)).toBe(true);
     expect(later.every((p) => p.errors === 0)).toBe(true);
-    for (const f of ['results.json', 'result_summary.json', 'report.html', 'mlperf_log_summary.txt']) expect(existsSync(join(outdir, f)), f).toBe(true);
+    for (const f of ['results.json', 'result_summary.json', 'report.html', 'mlperf_log_summary.txt'])
+      expect(existsSync(join(outdir, f)), f).toBe(true);
   });
 
   test('an aborted run still returns its record, marked aborted, with the logs', async () => {

@@ -45,7 +45,12 @@ async function freePort(): Promise<number> {
 describe('results', () => {
   test('Server against the built-in simulator with the default settings: VALID, exit 0, every file', async () => {
     const out = join(dir, 'server');
-    const r = await runCli(cli, ['run', '--scenario', 'Server', '--target-qps', '50', '--output-dir', out], dir, 90_000);
+    const r = await runCli(
+      cli,
+      ['run', '--scenario', 'Server', '--target-qps', '50', '--output-dir', out],
+      dir,
+      90_000,
+    );
     expect(r.code, explain(r)).toBe(0);
     expect(r.stdout).toMatch(/^Result: VALID/);
     expect(r.stderr).toMatch(/simulated run/);
@@ -53,7 +58,12 @@ describe('results', () => {
     const j = results(out);
     expect(j.verdict.status).toBe('VALID');
     expect(j.run.simulated).toBe(true);
-    expect(j.settings.requested).toMatchObject({ scenario: 'Server', serverTargetQps: 50, minDurationMs: 10000, useTokenLatencies: true });
+    expect(j.settings.requested).toMatchObject({
+      scenario: 'Server',
+      serverTargetQps: 50,
+      minDurationMs: 10000,
+      useTokenLatencies: true,
+    });
     expect(j.timeline.length).toBeGreaterThan(3);
     expect(j.endpoints[0].completed).toBeGreaterThan(400);
     expect(r.stderr).not.toMatch(STACK_LINE);
@@ -71,18 +81,43 @@ describe('results', () => {
 
   test('--quiet: nothing on stderr; with --json only the document on stdout', async () => {
     const out = join(dir, 'quiet');
-    const r = await runCli(cli, ['run', '--scenario', 'Offline', ...QUICK, '--json', '--quiet', '--output-dir', out], dir);
+    const r = await runCli(
+      cli,
+      ['run', '--scenario', 'Offline', ...QUICK, '--json', '--quiet', '--output-dir', out],
+      dir,
+    );
     expect(r.code, explain(r)).toBe(0);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout).verdict.status).toBe('VALID');
-    const r2 = await runCli(cli, ['run', '--scenario', 'Offline', ...QUICK, '--quiet', '--output-dir', join(dir, 'quiet2')], dir);
+    const r2 = await runCli(
+      cli,
+      ['run', '--scenario', 'Offline', ...QUICK, '--quiet', '--output-dir', join(dir, 'quiet2')],
+      dir,
+    );
     expect(r2.code, explain(r2)).toBe(0);
     expect(r2.stdout + r2.stderr).toBe('');
   });
 
   test('INVALID (an impossible first-token bound via --set) exits 1', async () => {
     const out = join(dir, 'invalid');
-    const r = await runCli(cli, ['run', '--scenario', 'Server', '--target-qps', '20', ...QUICK, '--set', 'min_query_count=20', '--set', 'ttft_latency=0.001', '--output-dir', out], dir);
+    const r = await runCli(
+      cli,
+      [
+        'run',
+        '--scenario',
+        'Server',
+        '--target-qps',
+        '20',
+        ...QUICK,
+        '--set',
+        'min_query_count=20',
+        '--set',
+        'ttft_latency=0.001',
+        '--output-dir',
+        out,
+      ],
+      dir,
+    );
     expect(r.code, explain(r)).toBe(1);
     expect(r.stdout).toMatch(/^Result: INVALID/);
     expect(results(out).verdict.status).toBe('INVALID');
@@ -91,9 +126,28 @@ describe('results', () => {
 
   test('accuracy mode runs every sample once and writes the accuracy log', async () => {
     const out = join(dir, 'accuracy');
-    const r = await runCli(cli, ['run', '--scenario', 'Offline', '--mode', 'accuracy', '--synthetic', '16/4', '--synthetic-samples', '24', '--output-dir', out], dir);
+    const r = await runCli(
+      cli,
+      [
+        'run',
+        '--scenario',
+        'Offline',
+        '--mode',
+        'accuracy',
+        '--synthetic',
+        '16/4',
+        '--synthetic-samples',
+        '24',
+        '--output-dir',
+        out,
+      ],
+      dir,
+    );
     expect(r.code, explain(r)).toBe(0);
-    const acc = JSON.parse(readFileSync(join(out, 'mlperf_log_accuracy.json'), 'utf8')) as { qsl_idx: number; data: string }[];
+    const acc = JSON.parse(readFileSync(join(out, 'mlperf_log_accuracy.json'), 'utf8')) as {
+      qsl_idx: number;
+      data: string;
+    }[];
     expect(acc.map((e) => e.qsl_idx).sort((a, b) => a - b)).toEqual(Array.from({ length: 24 }, (_, i) => i));
     expect(acc.every((e) => e.data.length === 4 * 4 * 2)).toBe(true);
   });
@@ -122,9 +176,35 @@ settings:
 
   test('a JSONL dataset with text prompts over the chat API', async () => {
     const out = join(dir, 'dataset');
-    const rows = Array.from({ length: 12 }, (_, i) => JSON.stringify({ question: `question ${i}?`, answer: `answer ${i}`, cap: 6 })).join('\n');
+    const rows = Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({ question: `question ${i}?`, answer: `answer ${i}`, cap: 6 }),
+    ).join('\n');
     const data = writeText(dir, 'qa.jsonl', rows + '\n');
-    const r = await runCli(cli, ['run', '--scenario', 'Offline', '--set', 'min_duration=1', '--set', 'min_query_count=24', '--dataset', data, '--field-text', 'question', '--field-reference', 'answer', '--field-max-tokens', 'cap', '--api', 'chat', '--output-dir', out], dir);
+    const r = await runCli(
+      cli,
+      [
+        'run',
+        '--scenario',
+        'Offline',
+        '--set',
+        'min_duration=1',
+        '--set',
+        'min_query_count=24',
+        '--dataset',
+        data,
+        '--field-text',
+        'question',
+        '--field-reference',
+        'answer',
+        '--field-max-tokens',
+        'cap',
+        '--api',
+        'chat',
+        '--output-dir',
+        out,
+      ],
+      dir,
+    );
     expect(r.code, explain(r)).toBe(0);
     const j = results(out);
     expect(j.benchmark.dataset).toMatchObject({ size: 12, path: data });
@@ -135,11 +215,39 @@ settings:
   test('--benchmark with --user-conf: the official settings, user.conf over them, --set over both', async () => {
     const out = join(dir, 'benchmark');
     const uc = writeText(dir, 'user.conf', 'llama3_1-8b.Server.target_qps = 40\n*.Server.min_query_count = 500\n');
-    const r = await runCli(cli, ['run', '--scenario', 'Server', '--benchmark', 'llama3_1-8b', '--user-conf', uc, '--set', 'min_duration=1000', '--set', 'min_query_count=20', '--synthetic-samples', '32', '--output-dir', out], dir);
+    const r = await runCli(
+      cli,
+      [
+        'run',
+        '--scenario',
+        'Server',
+        '--benchmark',
+        'llama3_1-8b',
+        '--user-conf',
+        uc,
+        '--set',
+        'min_duration=1000',
+        '--set',
+        'min_query_count=20',
+        '--synthetic-samples',
+        '32',
+        '--output-dir',
+        out,
+      ],
+      dir,
+    );
     expect([0, 1], explain(r)).toContain(r.code);
     expect(r.stderr).toMatch(/performance sample count is 13368; the dataset has 32 samples/);
     const j = results(out);
-    expect(j.settings.requested).toMatchObject({ serverTargetQps: 40, minDurationMs: 1000, minQueryCount: 20, useTokenLatencies: true, ttftLatencyNs: 2e9, tpotLatencyNs: 1e8, sampleConcatenatePermutation: true });
+    expect(j.settings.requested).toMatchObject({
+      serverTargetQps: 40,
+      minDurationMs: 1000,
+      minQueryCount: 20,
+      useTokenLatencies: true,
+      ttftLatencyNs: 2e9,
+      tpotLatencyNs: 1e8,
+      sampleConcatenatePermutation: true,
+    });
     expect(j.benchmark.model).toBe('llama3_1-8b');
   });
 
@@ -152,7 +260,29 @@ settings:
       instruction: { llama: 'Summarize:\n{input}\n\nSummary:' },
     }));
     const data = writeText(dir, 'cnn_eval.json', JSON.stringify(rows, null, 4));
-    const r = await runCli(cli, ['run', '--scenario', 'Offline', '--benchmark', 'llama3_1-8b', '--dataset', data, '--set', 'min_duration=1', '--set', 'min_query_count=8', '--target-qps', '2000', '--max-tokens', '8', '--output-dir', out], dir);
+    const r = await runCli(
+      cli,
+      [
+        'run',
+        '--scenario',
+        'Offline',
+        '--benchmark',
+        'llama3_1-8b',
+        '--dataset',
+        data,
+        '--set',
+        'min_duration=1',
+        '--set',
+        'min_query_count=8',
+        '--target-qps',
+        '2000',
+        '--max-tokens',
+        '8',
+        '--output-dir',
+        out,
+      ],
+      dir,
+    );
     expect(r.code, explain(r)).toBe(0);
     expect(r.stderr).toMatch(/cnn_eval.json: 8 samples \(json; tokenIds=tok_input/);
     const j = results(out);
@@ -163,7 +293,11 @@ settings:
 
   test('the SGLang flavour: --backend sglang --api generate against an SGLang simulator', async () => {
     const out = join(dir, 'sglang');
-    const r = await runCli(cli, ['run', '--scenario', 'Offline', ...QUICK, '--backend', 'sglang', '--api', 'generate', '--output-dir', out], dir);
+    const r = await runCli(
+      cli,
+      ['run', '--scenario', 'Offline', ...QUICK, '--backend', 'sglang', '--api', 'generate', '--output-dir', out],
+      dir,
+    );
     expect(r.code, explain(r)).toBe(0);
     expect(r.stderr).toMatch(/built-in sglang simulator/);
     expect(results(out).endpoints[0]).toMatchObject({ backend: 'sglang', api: 'generate' });
@@ -177,19 +311,47 @@ describe('several endpoints', () => {
   });
 
   test('--endpoint twice with --concurrency: both serve, each under its share', async () => {
-    for (let i = 0; i < 2; i++) sims.push(await startSimulator({ decodeStepNs: 2_000_000, precisePacing: false, model: 'm' }));
+    for (let i = 0; i < 2; i++)
+      sims.push(await startSimulator({ decodeStepNs: 2_000_000, precisePacing: false, model: 'm' }));
     const out = join(dir, 'multi');
-    const r = await runCli(cli, ['run', '--scenario', 'Offline', ...QUICK, '--endpoint', sims[0].url, '--endpoint', `${sims[1].url}/v1`, '--concurrency', '4', '--workers', '1', '--model', 'm', '--ignore-eos', '--api-key', 'sk-test', '--output-dir', out], dir);
+    const r = await runCli(
+      cli,
+      [
+        'run',
+        '--scenario',
+        'Offline',
+        ...QUICK,
+        '--endpoint',
+        sims[0].url,
+        '--endpoint',
+        `${sims[1].url}/v1`,
+        '--concurrency',
+        '4',
+        '--workers',
+        '1',
+        '--model',
+        'm',
+        '--ignore-eos',
+        '--api-key',
+        'sk-test',
+        '--output-dir',
+        out,
+      ],
+      dir,
+    );
     expect(r.code, explain(r)).toBe(0);
     const eps = results(out).endpoints as { url: string; completed: number }[];
     expect(eps.map((e) => e.url)).toEqual([sims[0].url, `${sims[1].url}/v1`]);
     expect(eps.every((e) => e.completed > 0)).toBe(true);
     // No simulator of the harness's own, and at most 2 requests at once per server.
     expect(r.stderr).not.toMatch(/simulated run/);
-    const maxRunning = Math.max(...sims.map((s) => s.records().length > 0 ? peakConcurrency(s) : 0));
+    const maxRunning = Math.max(...sims.map((s) => (s.records().length > 0 ? peakConcurrency(s) : 0)));
     expect(maxRunning).toBeLessThanOrEqual(2);
     // --model and --ignore-eos reach the request bodies; the key stays out of the record.
-    const body = sims[0].records().find((x) => x.path === '/v1/completions' && (x.body as { max_tokens?: number }).max_tokens === 32)!.body as Record<string, unknown>;
+    const body = sims[0]
+      .records()
+      .find((x) => x.path === '/v1/completions' && (x.body as { max_tokens?: number }).max_tokens === 32)!
+      .body as Record<string, unknown>;
     expect(body).toMatchObject({ model: 'm', ignore_eos: true });
     expect(results(out).run.command).toContain('***');
     expect(JSON.stringify(results(out))).not.toContain('sk-test');
@@ -213,7 +375,11 @@ function peakConcurrency(sim: Simulator): number {
 describe('endpoint failures', () => {
   test('connection refused: exit 3 with the URL in the message', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const r = await runCli(cli, ['run', '--scenario', 'Server', '--endpoint', url, '--output-dir', join(dir, 'refused')], dir);
+    const r = await runCli(
+      cli,
+      ['run', '--scenario', 'Server', '--endpoint', url, '--output-dir', join(dir, 'refused')],
+      dir,
+    );
     expect(r.code, explain(r)).toBe(3);
     expect(r.stderr).toContain(url);
     expect(r.stderr).toMatch(/ECONNREFUSED|refused/i);
@@ -224,10 +390,26 @@ describe('endpoint failures', () => {
 describe('Ctrl-C', () => {
   test('SIGINT during the test: logs written and readable, results.json marked aborted, exit 130', async () => {
     const out = join(dir, 'sigint');
-    const s = spawnCli(cli, ['run', '--scenario', 'Server', '--target-qps', '20', '--set', 'min_duration=60000', '--synthetic-samples', '32', '--output-dir', out], dir);
+    const s = spawnCli(
+      cli,
+      [
+        'run',
+        '--scenario',
+        'Server',
+        '--target-qps',
+        '20',
+        '--set',
+        'min_duration=60000',
+        '--synthetic-samples',
+        '32',
+        '--output-dir',
+        out,
+      ],
+      dir,
+    );
     const killer = setTimeout(() => s.child.kill('SIGKILL'), 60_000);
     try {
-      await s.waitStderr(/progress: issued/);  // the first plain progress line: the test is running
+      await s.waitStderr(/progress: issued/); // the first plain progress line: the test is running
       s.child.kill('SIGINT');
       const r = await s.done;
       expect(r.code, explain(r)).toBe(130);
@@ -249,7 +431,23 @@ describe('Ctrl-C', () => {
 describe('SIGTERM', () => {
   test('during the test: the same clean end as Ctrl-C, results written, exit 143', async () => {
     const out = join(dir, 'sigterm');
-    const s = spawnCli(cli, ['run', '--scenario', 'Server', '--target-qps', '20', '--set', 'min_duration=60000', '--synthetic-samples', '32', '--output-dir', out], dir);
+    const s = spawnCli(
+      cli,
+      [
+        'run',
+        '--scenario',
+        'Server',
+        '--target-qps',
+        '20',
+        '--set',
+        'min_duration=60000',
+        '--synthetic-samples',
+        '32',
+        '--output-dir',
+        out,
+      ],
+      dir,
+    );
     const killer = setTimeout(() => s.child.kill('SIGKILL'), 60_000);
     try {
       await s.waitStderr(/progress: issued/);
@@ -276,7 +474,11 @@ describe('Ctrl-C before the test', () => {
     const silent = createServer((s) => sockets.push(s));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
-    const s = spawnCli(cli, ['run', '--scenario', 'Server', '--endpoint', url, '--output-dir', join(dir, 'sigint-setup')], dir);
+    const s = spawnCli(
+      cli,
+      ['run', '--scenario', 'Server', '--endpoint', url, '--output-dir', join(dir, 'sigint-setup')],
+      dir,
+    );
     const killer = setTimeout(() => s.child.kill('SIGKILL'), 30_000);
     try {
       await s.waitStderr(/dataset: synthetic/);
@@ -316,37 +518,123 @@ describe('bad input: exit 2, a clear message, no stack trace', () => {
     ['flag without its value', () => ['run', '--scenario'], /argument missing/],
     ['not a number', () => ['run', '--scenario', 'Server', '--target-qps', 'many'], /expected a number/],
     ['zero QPS', () => ['run', '--scenario', 'Server', '--target-qps', '0'], /--target-qps must be a number > 0/],
-    ['QPS for SingleStream', () => ['run', '--scenario', 'SingleStream', '--target-qps', '5'], /applies to the Server and Offline/],
-    ['unknown --set key', () => ['run', '--scenario', 'Server', '--set', 'min_duraton=5'], /unknown setting 'min_duraton'.*did you mean 'min_duration'/],
+    [
+      'QPS for SingleStream',
+      () => ['run', '--scenario', 'SingleStream', '--target-qps', '5'],
+      /applies to the Server and Offline/,
+    ],
+    [
+      'unknown --set key',
+      () => ['run', '--scenario', 'Server', '--set', 'min_duraton=5'],
+      /unknown setting 'min_duraton'.*did you mean 'min_duration'/,
+    ],
     ['bad --set value', () => ['run', '--scenario', 'Server', '--set', 'min_duration=soon'], /expected a number/],
     ['--set without =', () => ['run', '--scenario', 'Server', '--set', 'min_duration'], /expected key=value/],
-    ['bad setting range', () => ['run', '--scenario', 'Server', '--set', 'target_latency_percentile=150'], /serverTargetLatencyPercentile/],
+    [
+      'bad setting range',
+      () => ['run', '--scenario', 'Server', '--set', 'target_latency_percentile=150'],
+      /serverTargetLatencyPercentile/,
+    ],
     ['not a URL', () => ['run', '--scenario', 'Server', '--endpoint', 'gpu1:8000'], /must start with http/],
     ['URL with a query', () => ['run', '--scenario', 'Server', '--endpoint', 'http://a:1/?x=1'], /query or fragment/],
     ['unknown backend', () => ['run', '--scenario', 'Server', '--backend', 'tgi'], /--backend "tgi"/],
     ['unknown api', () => ['run', '--scenario', 'Server', '--api', 'grpc'], /--api "grpc"/],
-    ['generate API on vLLM', () => ['run', '--scenario', 'Server', '--backend', 'vllm', '--api', 'generate', '--output-dir', join(dir, 'gen')], /generate API is SGLang's/],
-    ['missing dataset', () => ['run', '--scenario', 'Server', '--dataset', join(dir, 'nope.json')], /nope.json: no such file/],
-    ['malformed row', () => ['run', '--scenario', 'Server', '--dataset', badRows, '--output-dir', join(dir, 'rows')], /bad.jsonl: line 3: column 'text_input'/],
-    ['unknown field', () => ['run', '--scenario', 'Server', '--dataset', dataset, '--field-text', 'prompt_txt'], /names column 'prompt_txt'.*available columns: 'text_input'/],
-    ['unknown dataset format', () => ['run', '--scenario', 'Server', '--dataset', dataset, '--dataset-format', 'csv'], /--dataset-format "csv"/],
-    ['unknown preset', () => ['run', '--scenario', 'Server', '--dataset', dataset, '--preset', 'gpt-5'], /unknown dataset preset 'gpt-5'/],
-    ['mapping without a dataset', () => ['run', '--scenario', 'Server', '--field-text', 'q'], /--field-text needs --dataset/],
-    ['dataset and synthetic', () => ['run', '--scenario', 'Server', '--dataset', dataset, '--synthetic', '8/8'], /exclude each other/],
+    [
+      'generate API on vLLM',
+      () => ['run', '--scenario', 'Server', '--backend', 'vllm', '--api', 'generate', '--output-dir', join(dir, 'gen')],
+      /generate API is SGLang's/,
+    ],
+    [
+      'missing dataset',
+      () => ['run', '--scenario', 'Server', '--dataset', join(dir, 'nope.json')],
+      /nope.json: no such file/,
+    ],
+    [
+      'malformed row',
+      () => ['run', '--scenario', 'Server', '--dataset', badRows, '--output-dir', join(dir, 'rows')],
+      /bad.jsonl: line 3: column 'text_input'/,
+    ],
+    [
+      'unknown field',
+      () => ['run', '--scenario', 'Server', '--dataset', dataset, '--field-text', 'prompt_txt'],
+      /names column 'prompt_txt'.*available columns: 'text_input'/,
+    ],
+    [
+      'unknown dataset format',
+      () => ['run', '--scenario', 'Server', '--dataset', dataset, '--dataset-format', 'csv'],
+      /--dataset-format "csv"/,
+    ],
+    [
+      'unknown preset',
+      () => ['run', '--scenario', 'Server', '--dataset', dataset, '--preset', 'gpt-5'],
+      /unknown dataset preset 'gpt-5'/,
+    ],
+    [
+      'mapping without a dataset',
+      () => ['run', '--scenario', 'Server', '--field-text', 'q'],
+      /--field-text needs --dataset/,
+    ],
+    [
+      'dataset and synthetic',
+      () => ['run', '--scenario', 'Server', '--dataset', dataset, '--synthetic', '8/8'],
+      /exclude each other/,
+    ],
     ['bad synthetic lengths', () => ['run', '--scenario', 'Server', '--synthetic', '8x8'], /--synthetic "8x8"/],
     ['unknown benchmark', () => ['run', '--scenario', 'Server', '--benchmark', 'llama9'], /unknown benchmark 'llama9'/],
-    ['mlperf.conf without benchmark', () => ['run', '--scenario', 'Server', '--mlperf-conf', 'x.conf'], /--mlperf-conf needs --benchmark/],
-    ['missing user.conf', () => ['run', '--scenario', 'Server', '--benchmark', 'llama3_1-8b', '--user-conf', join(dir, 'none.conf')], /none.conf/],
-    ['malformed user.conf', () => ['run', '--scenario', 'Server', '--benchmark', 'llama3_1-8b', '--user-conf', userConf], /bad-user.conf:1: value needs to be integer or double/],
+    [
+      'mlperf.conf without benchmark',
+      () => ['run', '--scenario', 'Server', '--mlperf-conf', 'x.conf'],
+      /--mlperf-conf needs --benchmark/,
+    ],
+    [
+      'missing user.conf',
+      () => ['run', '--scenario', 'Server', '--benchmark', 'llama3_1-8b', '--user-conf', join(dir, 'none.conf')],
+      /none.conf/,
+    ],
+    [
+      'malformed user.conf',
+      () => ['run', '--scenario', 'Server', '--benchmark', 'llama3_1-8b', '--user-conf', userConf],
+      /bad-user.conf:1: value needs to be integer or double/,
+    ],
     ['missing config file', () => ['run', '--config', join(dir, 'nope.yaml')], /nope.yaml: no such file/],
     ['unknown config key', () => ['run', '--config', join(dir, 'cfg', 'unknown.yaml')], /unknown key 'target_qpss'/],
     ['broken YAML', () => ['run', '--config', join(dir, 'cfg', 'broken.yaml')], /invalid YAML/],
-    ['zero concurrency', () => ['run', '--scenario', 'Server', '--concurrency', '0'], /--concurrency must be an integer >= 1/],
+    [
+      'zero concurrency',
+      () => ['run', '--scenario', 'Server', '--concurrency', '0'],
+      /--concurrency must be an integer >= 1/,
+    ],
     ['negative workers', () => ['run', '--scenario', 'Server', '--workers', '-2'], /--workers must be an integer >= 0/],
-    ['output dir is a file', () => ['run', '--scenario', 'Server', '--output-dir', fileInTheWay], /--output-dir .*not-a-dir: a file is in the way/],
-    ['find-peak on Offline', () => ['run', '--scenario', 'Offline', '--mode', 'find-peak'], /find-peak mode needs the Server scenario/],
-    ['token-id prompts on the chat API', () => ['run', '--scenario', 'Offline', '--api', 'chat', '--synthetic-samples', '4', '--output-dir', join(dir, 'chat')], /the chat API needs a text or messages prompt/],
-    ['simulator options that do not exist', () => ['run', '--config', writeText(dir, 'sim.yaml', 'scenario: Server\nsimulator: { decodeSteps: 3 }\n')], /simulator: .*decodeSteps/],
+    [
+      'output dir is a file',
+      () => ['run', '--scenario', 'Server', '--output-dir', fileInTheWay],
+      /--output-dir .*not-a-dir: a file is in the way/,
+    ],
+    [
+      'find-peak on Offline',
+      () => ['run', '--scenario', 'Offline', '--mode', 'find-peak'],
+      /find-peak mode needs the Server scenario/,
+    ],
+    [
+      'token-id prompts on the chat API',
+      () => [
+        'run',
+        '--scenario',
+        'Offline',
+        '--api',
+        'chat',
+        '--synthetic-samples',
+        '4',
+        '--output-dir',
+        join(dir, 'chat'),
+      ],
+      /the chat API needs a text or messages prompt/,
+    ],
+    [
+      'simulator options that do not exist',
+      () => ['run', '--config', writeText(dir, 'sim.yaml', 'scenario: Server\nsimulator: { decodeSteps: 3 }\n')],
+      /simulator: .*decodeSteps/,
+    ],
   ];
 
   // Two at a time: short processes, a shared machine.

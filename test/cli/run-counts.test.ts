@@ -23,10 +23,21 @@ const json = (path: string): Record<string, any> => JSON.parse(readFileSync(path
 describe('counts of runs without a results block', () => {
   test('an accuracy run counts every sample and token', async () => {
     const outdir = join(dir, 'accuracy');
-    const record = await runBenchmark({ scenario: 'Offline', mode: 'AccuracyOnly', dataset, workers: 1, outdir, log: () => undefined });
+    const record = await runBenchmark({
+      scenario: 'Offline',
+      mode: 'AccuracyOnly',
+      dataset,
+      workers: 1,
+      outdir,
+      log: () => undefined,
+    });
     expect(record.result.valid).toBeNull();
     expect(record.result.counts).toMatchObject({ samples: 40, queries: 1, tokens: 40 * 8 });
-    expect(json(join(outdir, 'results.json')).counts).toMatchObject({ samples: 40, tokens: 320, accuracyLogEntries: 40 });
+    expect(json(join(outdir, 'results.json')).counts).toMatchObject({
+      samples: 40,
+      tokens: 320,
+      accuracyLogEntries: 40,
+    });
     expect(json(join(outdir, 'run-state.json')).progress).toMatchObject({ issued: 40, completed: 40 });
     expect(formatSummary(record, [])).toContain('; 40 samples, 320 tokens');
   });

@@ -34,7 +34,10 @@ const lines = (s: string): string[] => s.split('\n').filter((l) => l.trim() !== 
 
 describe('a bad flag: one line and a hint, for every command', () => {
   test('run: a bad value and an unknown flag', async () => {
-    for (const args of [['--scenario', 'Server', '--limit', 'x'], ['--scenario', 'Server', '--no-such-flag']]) {
+    for (const args of [
+      ['--scenario', 'Server', '--limit', 'x'],
+      ['--scenario', 'Server', '--no-such-flag'],
+    ]) {
       const r = await runCli(cli, ['run', ...args], dir, 20_000);
       expect(r.code, explain(r)).toBe(2);
       expect(lines(r.stderr), explain(r)).toHaveLength(2);
@@ -45,25 +48,40 @@ describe('a bad flag: one line and a hint, for every command', () => {
   });
 
   test('every command and the program itself', async () => {
-    const names = createProgram().commands.map((c) => c.name()).filter((n) => n !== 'help');
+    const names = createProgram()
+      .commands.map((c) => c.name())
+      .filter((n) => n !== 'help');
     expect(names).toEqual(expect.arrayContaining(['run', 'probe', 'report', 'sim']));
     for (const name of names) {
       const r = await runCli(cli, [name, '--no-such-flag-here'], dir, 20_000);
       expect(r.code, `${name}: ${explain(r)}`).toBe(2);
-      expect(lines(r.stderr), `${name}: ${explain(r)}`).toEqual([expect.stringMatching(/^error: unknown option '--no-such-flag-here'/), `see loadgen ${name} --help`]);
+      expect(lines(r.stderr), `${name}: ${explain(r)}`).toEqual([
+        expect.stringMatching(/^error: unknown option '--no-such-flag-here'/),
+        `see loadgen ${name} --help`,
+      ]);
     }
     const r = await runCli(cli, ['no-such-command'], dir, 20_000);
-    expect(lines(r.stderr), explain(r)).toEqual([expect.stringMatching(/^error: unknown command/), 'see loadgen --help']);
+    expect(lines(r.stderr), explain(r)).toEqual([
+      expect.stringMatching(/^error: unknown command/),
+      'see loadgen --help',
+    ]);
   });
 });
 
 describe('nothing is created before the flags are checked', () => {
   test('a missing dataset, a cost budget without a price, a bad timeout: exit 2 and no default output directory', async () => {
-    for (const args of [['--dataset', join(dir, 'missing.jsonl')], ['--budget-cost', '1'], ['--timeout-idle', '0']]) {
+    for (const args of [
+      ['--dataset', join(dir, 'missing.jsonl')],
+      ['--budget-cost', '1'],
+      ['--timeout-idle', '0'],
+    ]) {
       const cwd = tempDir('lg-nodir-');
       const r = await runCli(cli, ['run', '--scenario', 'Server', ...args], cwd, 20_000);
       expect(r.code, explain(r)).toBe(2);
-      expect(lines(r.stderr).filter((l) => l.startsWith('loadgen run: ')), explain(r)).toHaveLength(1);
+      expect(
+        lines(r.stderr).filter((l) => l.startsWith('loadgen run: ')),
+        explain(r),
+      ).toHaveLength(1);
       expect(r.stderr).not.toContain('Usage:');
       expect(readdirSync(cwd), `${args.join(' ')}: ${explain(r)}`).toEqual([]);
     }
@@ -72,7 +90,13 @@ describe('nothing is created before the flags are checked', () => {
 
 describe('request timeouts and retries', () => {
   test('flags: ms or a duration, checked with one-line errors naming the flag', () => {
-    const plan = planRun({ scenario: 'Server', timeoutFirstByte: '30s', timeoutIdle: '1500', timeoutTotal: '2m', retries: '0' });
+    const plan = planRun({
+      scenario: 'Server',
+      timeoutFirstByte: '30s',
+      timeoutIdle: '1500',
+      timeoutTotal: '2m',
+      retries: '0',
+    });
     expect(plan.options.timeouts).toEqual({ firstByteMs: 30_000, idleMs: 1500, totalMs: 120_000 });
     expect(plan.options.retry).toEqual({ maxRetries: 0 });
     expect(planRun({ scenario: 'Server' }).options.timeouts).toBeUndefined();
@@ -93,12 +117,18 @@ describe('request timeouts and retries', () => {
   });
 
   test('config keys, with flags winning', () => {
-    const file = writeText(dir, 'timeouts.yaml', 'scenario: Server\ntimeout-first-byte: 45s\ntimeoutIdle: 2000\ntimeout_total: 10m\nretries: 1\n');
+    const file = writeText(
+      dir,
+      'timeouts.yaml',
+      'scenario: Server\ntimeout-first-byte: 45s\ntimeoutIdle: 2000\ntimeout_total: 10m\nretries: 1\n',
+    );
     const plan = planRun(mergeFlags(readConfigFile(file), { retries: '2' }));
     expect(plan.options.timeouts).toEqual({ firstByteMs: 45_000, idleMs: 2000, totalMs: 600_000 });
     expect(plan.options.retry).toEqual({ maxRetries: 2 });
     const bad = writeText(dir, 'bad-timeout.yaml', 'timeoutIdle: true\n');
-    expect(() => readConfigFile(bad)).toThrow(/'timeoutIdle' must be milliseconds or a duration such as 30s or 5m, got boolean true/);
+    expect(() => readConfigFile(bad)).toThrow(
+      /'timeoutIdle' must be milliseconds or a duration such as 30s or 5m, got boolean true/,
+    );
     const bad2 = writeText(dir, 'bad-timeout2.yaml', 'timeoutTotal: soon\n');
     expect(() => readConfigFile(bad2)).toThrow(/'timeoutTotal' "soon": expected milliseconds or a duration/);
     const bad3 = writeText(dir, 'bad-retries.yaml', 'retries: 2.5\n');
@@ -115,7 +145,25 @@ describe('request timeouts and retries', () => {
     const out = join(dir, 'stall');
     const r = await runCli(
       cli,
-      ['run', '--config', config, '--scenario', 'Server', '--target-qps', '20', '--set', 'min_duration=500', '--set', 'min_query_count=10', '--timeout-idle', '300ms', '--retries', '0', '--output-dir', out],
+      [
+        'run',
+        '--config',
+        config,
+        '--scenario',
+        'Server',
+        '--target-qps',
+        '20',
+        '--set',
+        'min_duration=500',
+        '--set',
+        'min_query_count=10',
+        '--timeout-idle',
+        '300ms',
+        '--retries',
+        '0',
+        '--output-dir',
+        out,
+      ],
       dir,
       60_000,
     );
@@ -146,6 +194,8 @@ describe('the output directory is checked before it is made', () => {
     // Node's recursive mkdir spins forever on /proc: the CLI refuses it at once.
     const r = await runCli(cli, ['run', '--scenario', 'Server', '--output-dir', '/proc/x'], dir, 20_000);
     expect(r.code, explain(r)).toBe(2);
-    expect(lines(r.stderr), explain(r)).toEqual([expect.stringMatching(/^loadgen run: --output-dir \/proc\/x: .*pseudo filesystem/)]);
+    expect(lines(r.stderr), explain(r)).toEqual([
+      expect.stringMatching(/^loadgen run: --output-dir \/proc\/x: .*pseudo filesystem/),
+    ]);
   });
 });

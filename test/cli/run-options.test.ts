@@ -11,9 +11,24 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { configKeys, mergeFlags, readConfigFile, type RunFlags } from '../../lib/cli/config-file.js';
 import { UsageError } from '../../lib/cli/errors.js';
 import { createProgressPrinter, formatDuration, formatProgress } from '../../lib/cli/progress.js';
-import { DEFAULT_OUTPUT_DIR, exitCodeOf, formatSummary, parseSynthetic, planRun, redactArgv, registerRunCommand } from '../../lib/cli/run-command.js';
+import {
+  DEFAULT_OUTPUT_DIR,
+  exitCodeOf,
+  formatSummary,
+  parseSynthetic,
+  planRun,
+  redactArgv,
+  registerRunCommand,
+} from '../../lib/cli/run-command.js';
 import type { RunRecord } from '../../lib/results/run-record.js';
-import { composeSettings, estimateRemainingMs, fillTimeline, GENERIC_LLM_BOUNDS, SIMULATED_RUN_DEFAULTS, splitConcurrency } from '../../lib/run/run-benchmark.js';
+import {
+  composeSettings,
+  estimateRemainingMs,
+  fillTimeline,
+  GENERIC_LLM_BOUNDS,
+  SIMULATED_RUN_DEFAULTS,
+  splitConcurrency,
+} from '../../lib/run/run-benchmark.js';
 import { defaultTestSettings, type TestSettings } from '../../lib/core/settings.js';
 import type { SampleTiming } from '../../lib/sut/types.js';
 
@@ -49,7 +64,10 @@ describe('every flag', () => {
     [['--benchmark', 'llama3_1-8b'], { benchmark: 'llama3_1-8b' }],
     [['--mlperf-conf', 'm.conf'], { mlperfConf: 'm.conf' }],
     [['--user-conf', 'u.conf'], { userConf: 'u.conf' }],
-    [['--endpoint', 'http://a:8000', '--endpoint', 'http://b:8000/v1'], { endpoints: ['http://a:8000', 'http://b:8000/v1'] }],
+    [
+      ['--endpoint', 'http://a:8000', '--endpoint', 'http://b:8000/v1'],
+      { endpoints: ['http://a:8000', 'http://b:8000/v1'] },
+    ],
     [['--backend', 'sglang'], { backend: 'sglang' }],
     [['--backend', 'auto'], { backend: 'auto' }],
     [['--api', 'chat'], { api: 'chat' }],
@@ -59,14 +77,42 @@ describe('every flag', () => {
     [['--dataset', 'd.bin', '--dataset-format', 'jsonl'], { dataset: { path: 'd.bin', format: 'jsonl' } }],
     [['--dataset', 'd.json', '--preset', 'dummy'], { dataset: { path: 'd.json', preset: 'dummy' } }],
     [
-      ['--dataset', 'd.json', '--field-input-ids', 'a', '--field-text', 'b', '--field-messages', 'c', '--field-system', 'd', '--field-user', 'e', '--field-reference', 'f', '--field-max-tokens', 'g'],
-      { dataset: { path: 'd.json', mapping: { tokenIds: 'a', text: 'b', messages: 'c', system: 'd', user: 'e', reference: 'f', maxTokens: 'g' } } },
+      [
+        '--dataset',
+        'd.json',
+        '--field-input-ids',
+        'a',
+        '--field-text',
+        'b',
+        '--field-messages',
+        'c',
+        '--field-system',
+        'd',
+        '--field-user',
+        'e',
+        '--field-reference',
+        'f',
+        '--field-max-tokens',
+        'g',
+      ],
+      {
+        dataset: {
+          path: 'd.json',
+          mapping: { tokenIds: 'a', text: 'b', messages: 'c', system: 'd', user: 'e', reference: 'f', maxTokens: 'g' },
+        },
+      },
     ],
     [['--dataset', 'd.json', '--text-template', 'Q: {q}'], { dataset: { path: 'd.json', textTemplate: 'Q: {q}' } }],
     [['--dataset', 'd.json', '--limit', '10'], { dataset: { path: 'd.json', limit: 10 } }],
-    [['--dataset', 'd.json', '--max-tokens', '64'], { dataset: { path: 'd.json', maxTokens: 64 }, sampling: { maxTokens: 64 } }],
+    [
+      ['--dataset', 'd.json', '--max-tokens', '64'],
+      { dataset: { path: 'd.json', maxTokens: 64 }, sampling: { maxTokens: 64 } },
+    ],
     [['--synthetic', '256/64'], { dataset: { synthetic: { inputLength: 256, outputLength: 64 } } }],
-    [['--synthetic', '100-200/10~2', '--synthetic-samples', '50'], { dataset: { synthetic: { size: 50, inputLength: { min: 100, max: 200 }, outputLength: { mean: 10, std: 2 } } } }],
+    [
+      ['--synthetic', '100-200/10~2', '--synthetic-samples', '50'],
+      { dataset: { synthetic: { size: 50, inputLength: { min: 100, max: 200 }, outputLength: { mean: 10, std: 2 } } } },
+    ],
     [['--synthetic-samples', '16'], { dataset: { synthetic: { size: 16 } } }],
     [['--max-tokens', '99'], { sampling: { maxTokens: 99 } }],
     [['--ignore-eos'], { sampling: { ignoreEos: true } }],
@@ -78,7 +124,10 @@ describe('every flag', () => {
     [['--busy-poll', '250'], { busyPoll: { idleMs: 250 } }],
     [['--busy-poll', '0'], { busyPoll: { idleMs: 0 } }],
     [['--output-dir', 'o'], { outdir: 'o' }],
-    [['--set', 'min_duration=5000', '--set', 'ttftLatencyNs=7'], { settings: { minDurationMs: 5000, ttftLatencyNs: 7 } }],
+    [
+      ['--set', 'min_duration=5000', '--set', 'ttftLatencyNs=7'],
+      { settings: { minDurationMs: 5000, ttftLatencyNs: 7 } },
+    ],
   ];
   test.each(cases)('%j', async (args, want) => {
     const p = await plan(args);
@@ -92,14 +141,21 @@ describe('every flag', () => {
   });
 
   test('scenario spellings', async () => {
-    for (const s of ['server', 'SERVER', 'Server']) expect(planRun(await parse(['--scenario', s])).options.scenario).toBe('Server');
-    for (const s of ['single-stream', 'SingleStream', 'singlestream']) expect(planRun(await parse(['--scenario', s])).options.scenario).toBe('SingleStream');
+    for (const s of ['server', 'SERVER', 'Server'])
+      expect(planRun(await parse(['--scenario', s])).options.scenario).toBe('Server');
+    for (const s of ['single-stream', 'SingleStream', 'singlestream'])
+      expect(planRun(await parse(['--scenario', s])).options.scenario).toBe('SingleStream');
     expect(planRun(await parse(['--scenario', 'multi_stream'])).options.scenario).toBe('MultiStream');
     expect(planRun(await parse(['--scenario', 'offline'])).options.scenario).toBe('Offline');
   });
 
   test('--api-key is kept out of the recorded command', () => {
-    expect(redactArgv(['run', '--api-key', 'sk-secret', '--api-key=sk-2'])).toEqual(['run', '--api-key', '***', '--api-key=***']);
+    expect(redactArgv(['run', '--api-key', 'sk-secret', '--api-key=sk-2'])).toEqual([
+      'run',
+      '--api-key',
+      '***',
+      '--api-key=***',
+    ]);
   });
 
   test('--config is read by the command (see the config tests)', async () => {
@@ -126,7 +182,10 @@ describe('bad flags are usage errors', () => {
     [['--scenario', 'Server', '--concurrency', '0'], /--concurrency must be an integer >= 1/],
     [['--scenario', 'Server', '--workers', '-1'], /--workers must be an integer >= 0/],
     [['--scenario', 'Server', '--cpu-idle-latency-us', '-1'], /--cpu-idle-latency-us must be an integer >= 0/],
-    [['--scenario', 'Server', '--busy-poll', 'soon'], /--busy-poll takes an idle window in milliseconds >= 0, got soon/],
+    [
+      ['--scenario', 'Server', '--busy-poll', 'soon'],
+      /--busy-poll takes an idle window in milliseconds >= 0, got soon/,
+    ],
     [['--scenario', 'Server', '--busy-poll', '-5'], /--busy-poll takes an idle window in milliseconds >= 0, got -5/],
     [['--scenario', 'Server', '--set', 'bogus=1'], /unknown setting 'bogus'/],
     [[], /--scenario is required/],
@@ -138,7 +197,9 @@ describe('bad flags are usage errors', () => {
   });
 
   test("the config file's simulator options need the simulator", () => {
-    expect(() => planRun({ scenario: 'Server', endpoint: ['http://a:1'], simulator: { flavor: 'vllm' } })).toThrow(/'simulator' options apply only without endpoints/);
+    expect(() => planRun({ scenario: 'Server', endpoint: ['http://a:1'], simulator: { flavor: 'vllm' } })).toThrow(
+      /'simulator' options apply only without endpoints/,
+    );
   });
 
   test('commander refuses non-numbers and unknown flags', async () => {
@@ -224,34 +285,95 @@ quiet: false
       quiet: false,
     });
     const p = planRun(f);
-    expect(p.options).toMatchObject({ scenario: 'Offline', mode: 'AccuracyOnly', targetQps: 9.5, settings: { minDurationMs: 100, ttftLatencyNs: 2e9 } });
+    expect(p.options).toMatchObject({
+      scenario: 'Offline',
+      mode: 'AccuracyOnly',
+      targetQps: 9.5,
+      settings: { minDurationMs: 100, ttftLatencyNs: 2e9 },
+    });
   });
 
   test('the synthetic keys and the simulator map', () => {
-    const f = readConfigFile(write('syn.yml', 'scenario: Server\nsynthetic: 64/8\nsynthetic-samples: 20\nsimulator: { flavor: sglang, decodeStepNs: 1000000 }\n'));
-    expect(planRun(f).options).toMatchObject({ dataset: { synthetic: { size: 20, inputLength: 64, outputLength: 8 } }, simulator: { flavor: 'sglang', decodeStepNs: 1e6 } });
+    const f = readConfigFile(
+      write(
+        'syn.yml',
+        'scenario: Server\nsynthetic: 64/8\nsynthetic-samples: 20\nsimulator: { flavor: sglang, decodeStepNs: 1000000 }\n',
+      ),
+    );
+    expect(planRun(f).options).toMatchObject({
+      dataset: { synthetic: { size: 20, inputLength: 64, outputLength: 8 } },
+      simulator: { flavor: 'sglang', decodeStepNs: 1e6 },
+    });
   });
 
   test('every config key is known to the reader', () => {
     // A superset: other features may add keys (e.g. a servers: section).
     expect(configKeys()).toEqual(
       expect.arrayContaining([
-        'scenario', 'mode', 'benchmark', 'mlperfConf', 'userConf', 'endpoint', 'backend', 'api', 'model', 'apiKey', 'dataset', 'datasetFormat', 'preset',
-        'fieldInputIds', 'fieldText', 'fieldMessages', 'fieldSystem', 'fieldUser', 'fieldReference', 'fieldMaxTokens', 'textTemplate', 'limit',
-        'synthetic', 'syntheticSamples', 'maxTokens', 'ignoreEos', 'targetQps', 'concurrency', 'workers', 'cpuIdleLatencyUs', 'busyPoll', 'outputDir', 'set', 'settings', 'simulator',
-        'json', 'quiet', 'fields',
+        'scenario',
+        'mode',
+        'benchmark',
+        'mlperfConf',
+        'userConf',
+        'endpoint',
+        'backend',
+        'api',
+        'model',
+        'apiKey',
+        'dataset',
+        'datasetFormat',
+        'preset',
+        'fieldInputIds',
+        'fieldText',
+        'fieldMessages',
+        'fieldSystem',
+        'fieldUser',
+        'fieldReference',
+        'fieldMaxTokens',
+        'textTemplate',
+        'limit',
+        'synthetic',
+        'syntheticSamples',
+        'maxTokens',
+        'ignoreEos',
+        'targetQps',
+        'concurrency',
+        'workers',
+        'cpuIdleLatencyUs',
+        'busyPoll',
+        'outputDir',
+        'set',
+        'settings',
+        'simulator',
+        'json',
+        'quiet',
+        'fields',
       ]),
     );
   });
 
   test('JSON files too', () => {
-    const f = readConfigFile(write('c.json', JSON.stringify({ scenario: 'Server', 'target-qps': 3, settings: { min_duration: 1000 } })));
+    const f = readConfigFile(
+      write('c.json', JSON.stringify({ scenario: 'Server', 'target-qps': 3, settings: { min_duration: 1000 } })),
+    );
     expect(f).toEqual({ scenario: 'Server', targetQps: 3, settings: { min_duration: 1000 } });
   });
 
   test('flags win over the file; --set adds to the file settings key by key', async () => {
-    const file = write('p.yaml', 'scenario: Offline\ntargetQps: 10\noutputDir: from-file\nsettings: { min_duration: 5000, max_duration: 9000 }\nset: [min_query_count=7]\n');
-    const cli = await parse(['--scenario', 'Server', '--target-qps', '20', '--set', 'minDurationMs=1000', '--set', 'min_query_count=8']);
+    const file = write(
+      'p.yaml',
+      'scenario: Offline\ntargetQps: 10\noutputDir: from-file\nsettings: { min_duration: 5000, max_duration: 9000 }\nset: [min_query_count=7]\n',
+    );
+    const cli = await parse([
+      '--scenario',
+      'Server',
+      '--target-qps',
+      '20',
+      '--set',
+      'minDurationMs=1000',
+      '--set',
+      'min_query_count=8',
+    ]);
     const p = planRun(mergeFlags(readConfigFile(file), cli));
     expect(p.options.scenario).toBe('Server');
     expect(p.options.targetQps).toBe(20);
@@ -301,11 +423,21 @@ quiet: false
   });
 
   test('busyPoll: true, false or an idle window in ms', () => {
-    expect(planRun(readConfigFile(write('bp1.yaml', 'scenario: Server\nbusy-poll: true\n'))).options.busyPoll).toEqual({ idleMs: 1000 });
-    expect(planRun(readConfigFile(write('bp2.yaml', 'scenario: Server\nbusyPoll: 50\n'))).options.busyPoll).toEqual({ idleMs: 50 });
-    expect(planRun(readConfigFile(write('bp3.yaml', 'scenario: Server\nbusyPoll: false\n'))).options.busyPoll).toBeUndefined();
-    expect(() => readConfigFile(write('bp4.yaml', 'busyPoll: soon\n'))).toThrow(/'busyPoll' must be true, false or a number of milliseconds >= 0, got string "soon"/);
-    expect(() => readConfigFile(write('bp5.yaml', 'busyPoll: -1\n'))).toThrow(/'busyPoll' must be true, false or a number of milliseconds >= 0/);
+    expect(planRun(readConfigFile(write('bp1.yaml', 'scenario: Server\nbusy-poll: true\n'))).options.busyPoll).toEqual({
+      idleMs: 1000,
+    });
+    expect(planRun(readConfigFile(write('bp2.yaml', 'scenario: Server\nbusyPoll: 50\n'))).options.busyPoll).toEqual({
+      idleMs: 50,
+    });
+    expect(
+      planRun(readConfigFile(write('bp3.yaml', 'scenario: Server\nbusyPoll: false\n'))).options.busyPoll,
+    ).toBeUndefined();
+    expect(() => readConfigFile(write('bp4.yaml', 'busyPoll: soon\n'))).toThrow(
+      /'busyPoll' must be true, false or a number of milliseconds >= 0, got string "soon"/,
+    );
+    expect(() => readConfigFile(write('bp5.yaml', 'busyPoll: -1\n'))).toThrow(
+      /'busyPoll' must be true, false or a number of milliseconds >= 0/,
+    );
   });
 
   test('an empty file is no options', () => {
@@ -318,26 +450,50 @@ describe('settings layers', () => {
 
   test('no benchmark: API defaults, official seeds, generic LLM bounds, simulator defaults', () => {
     const got = s({ scenario: 'Server' });
-    expect(got).toMatchObject({ ...GENERIC_LLM_BOUNDS, minDurationMs: SIMULATED_RUN_DEFAULTS.minDurationMs, serverTargetQps: 50, mode: 'PerformanceOnly' });
+    expect(got).toMatchObject({
+      ...GENERIC_LLM_BOUNDS,
+      minDurationMs: SIMULATED_RUN_DEFAULTS.minDurationMs,
+      serverTargetQps: 50,
+      mode: 'PerformanceOnly',
+    });
     expect(got.qslRngSeed).toBe('2085463073848966840');
     expect(got.scheduleRngSeed).toBe('16159082839903944936');
     // Real endpoints: no simulator defaults.
-    expect(s({ scenario: 'Server' }, false)).toMatchObject({ minDurationMs: defaultTestSettings().minDurationMs, serverTargetQps: 1 });
+    expect(s({ scenario: 'Server' }, false)).toMatchObject({
+      minDurationMs: defaultTestSettings().minDurationMs,
+      serverTargetQps: 1,
+    });
     expect(s({ scenario: 'Offline' })).toMatchObject({ offlineExpectedQps: 250 });
     expect(s({ scenario: 'MultiStream' })).toMatchObject({ minQueryCount: 662, multiStreamSamplesPerQuery: 8 });
   });
 
   test('--benchmark: the official values; the simulator shortens the run unless the user chose', () => {
     const real = s({ scenario: 'Server', benchmark: 'llama3_1-8b' }, false);
-    expect(real).toMatchObject({ useTokenLatencies: true, ttftLatencyNs: 2e9, tpotLatencyNs: 1e8, minDurationMs: 600000, sampleConcatenatePermutation: true, performanceSampleCountOverride: 13368 });
-    expect(s({ scenario: 'Server', benchmark: 'llama3_1-8b' })).toMatchObject({ ttftLatencyNs: 2e9, minDurationMs: 10000, serverTargetQps: 50 });
-    expect(s({ scenario: 'Server', benchmark: 'llama3_1-8b', settings: { minDurationMs: 1234 } })).toMatchObject({ minDurationMs: 1234 });
+    expect(real).toMatchObject({
+      useTokenLatencies: true,
+      ttftLatencyNs: 2e9,
+      tpotLatencyNs: 1e8,
+      minDurationMs: 600000,
+      sampleConcatenatePermutation: true,
+      performanceSampleCountOverride: 13368,
+    });
+    expect(s({ scenario: 'Server', benchmark: 'llama3_1-8b' })).toMatchObject({
+      ttftLatencyNs: 2e9,
+      minDurationMs: 10000,
+      serverTargetQps: 50,
+    });
+    expect(s({ scenario: 'Server', benchmark: 'llama3_1-8b', settings: { minDurationMs: 1234 } })).toMatchObject({
+      minDurationMs: 1234,
+    });
   });
 
   test('user.conf over the official values, and it counts as the user choosing', () => {
     const uc = join(dir, 'user.conf');
     writeFileSync(uc, '*.Server.target_qps = 33\nllama3_1-8b.Server.min_duration = 2000\n');
-    expect(s({ scenario: 'Server', benchmark: 'llama3_1-8b', userConf: uc })).toMatchObject({ serverTargetQps: 33, minDurationMs: 2000 });
+    expect(s({ scenario: 'Server', benchmark: 'llama3_1-8b', userConf: uc })).toMatchObject({
+      serverTargetQps: 33,
+      minDurationMs: 2000,
+    });
     // Without a benchmark only the '*' entries apply.
     expect(s({ scenario: 'Server', userConf: uc })).toMatchObject({ serverTargetQps: 33, minDurationMs: 10000 });
   });
@@ -345,16 +501,22 @@ describe('settings layers', () => {
   test('--target-qps per scenario, then --set overrides, then --mode', () => {
     expect(s({ scenario: 'Server', targetQps: 7 })).toMatchObject({ serverTargetQps: 7 });
     expect(s({ scenario: 'Offline', targetQps: 7 })).toMatchObject({ offlineExpectedQps: 7 });
-    expect(s({ scenario: 'Server', targetQps: 7, settings: { serverTargetQps: 8 } })).toMatchObject({ serverTargetQps: 8 });
+    expect(s({ scenario: 'Server', targetQps: 7, settings: { serverTargetQps: 8 } })).toMatchObject({
+      serverTargetQps: 8,
+    });
     expect(s({ scenario: 'Server', mode: 'AccuracyOnly' }).mode).toBe('AccuracyOnly');
   });
 
   test('refusals', () => {
     expect(() => s({ scenario: 'SingleStream', targetQps: 5 })).toThrow(/applies to the Server and Offline/);
-    expect(() => s({ scenario: 'Offline', mode: 'FindPeakPerformance' })).toThrow(/find-peak mode needs the Server scenario/);
+    expect(() => s({ scenario: 'Offline', mode: 'FindPeakPerformance' })).toThrow(
+      /find-peak mode needs the Server scenario/,
+    );
     expect(() => s({ scenario: 'Server', benchmark: 'gpt-9' })).toThrow(/unknown benchmark 'gpt-9'/);
     expect(() => s({ scenario: 'Server', mlperfConf: 'x' })).toThrow(/--mlperf-conf needs --benchmark/);
-    expect(() => s({ scenario: 'Server', benchmark: 'llama3_1-8b', userConf: join(dir, 'none.conf') })).toThrow(/none.conf/);
+    expect(() => s({ scenario: 'Server', benchmark: 'llama3_1-8b', userConf: join(dir, 'none.conf') })).toThrow(
+      /none.conf/,
+    );
   });
 });
 
@@ -376,9 +538,20 @@ describe('pieces', () => {
   });
 
   test('progress lines', () => {
-    const p = { elapsedMs: 65_000, issued: 100, completed: 90, inFlight: 10, qps: 49.84, tokensPerSecond: 1500.4, errors: 2, remainingMs: 5_000 };
+    const p = {
+      elapsedMs: 65_000,
+      issued: 100,
+      completed: 90,
+      inFlight: 10,
+      qps: 49.84,
+      tokensPerSecond: 1500.4,
+      errors: 2,
+      remainingMs: 5_000,
+    };
     expect(formatProgress(p)).toBe('issued 100  done 90  49.8/s  1500 tok/s  2 errors  1:05  ~0:05 left');
-    expect(formatProgress({ ...p, tokensPerSecond: null, errors: null, remainingMs: null })).toBe('issued 100  done 90  49.8/s  - tok/s  0 errors  1:05  ? left');
+    expect(formatProgress({ ...p, tokensPerSecond: null, errors: null, remainingMs: null })).toBe(
+      'issued 100  done 90  49.8/s  - tok/s  0 errors  1:05  ? left',
+    );
     expect(formatDuration(3_723_000)).toBe('1:02:03');
 
     const written: string[] = [];
@@ -392,25 +565,66 @@ describe('pieces', () => {
     expect(written[1]).toBe('\r\x1b[2K');
 
     const lines: string[] = [];
-    const plain = createProgressPrinter({ isTTY: false, write: (s: string) => lines.push(s) } as unknown as NodeJS.WriteStream, 10_000);
+    const plain = createProgressPrinter(
+      { isTTY: false, write: (s: string) => lines.push(s) } as unknown as NodeJS.WriteStream,
+      10_000,
+    );
     for (const t of [1000, 2000, 11_500, 12_000]) plain.update({ ...p, elapsedMs: t });
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^progress: issued/);
   });
 
   test('remaining time estimates', () => {
-    const st = { ...defaultTestSettings(), scenario: 'Server', serverTargetQps: 10, minDurationMs: 10_000, minQueryCount: 100 } as TestSettings;
+    const st = {
+      ...defaultTestSettings(),
+      scenario: 'Server',
+      serverTargetQps: 10,
+      minDurationMs: 10_000,
+      minQueryCount: 100,
+    } as TestSettings;
     expect(estimateRemainingMs(st, 10, { elapsedMs: 4000, issued: 40, completed: 40, qps: 10 })).toBe(6000);
-    expect(estimateRemainingMs({ ...st, scenario: 'Offline' }, 10, { elapsedMs: 1000, issued: 100, completed: 50, qps: 25 })).toBe(2000);
-    expect(estimateRemainingMs({ ...st, mode: 'AccuracyOnly' }, 100, { elapsedMs: 1000, issued: 10, completed: 10, qps: 10 })).toBe(9000);
-    expect(estimateRemainingMs({ ...st, mode: 'FindPeakPerformance' }, 100, { elapsedMs: 1, issued: 1, completed: 1, qps: 1 })).toBeNull();
+    expect(
+      estimateRemainingMs({ ...st, scenario: 'Offline' }, 10, { elapsedMs: 1000, issued: 100, completed: 50, qps: 25 }),
+    ).toBe(2000);
+    expect(
+      estimateRemainingMs({ ...st, mode: 'AccuracyOnly' }, 100, {
+        elapsedMs: 1000,
+        issued: 10,
+        completed: 10,
+        qps: 10,
+      }),
+    ).toBe(9000);
+    expect(
+      estimateRemainingMs({ ...st, mode: 'FindPeakPerformance' }, 100, {
+        elapsedMs: 1,
+        issued: 1,
+        completed: 1,
+        qps: 1,
+      }),
+    ).toBeNull();
   });
 
   test('fillTimeline adds tokens and failures from the per-sample timings', () => {
     const t = (endNs: number, tokens: number, ok: boolean) => ({ endNs, tokens, ok }) as SampleTiming;
-    const points = [1000, 2000, 3000].map((tMs) => ({ tMs, issuedSamples: 0, completedSamples: 0, inFlight: 0, outputTokens: 0, errors: 0 }));
-    fillTimeline(points, 5e9, [t(5e9 + 0.5e9, 10, true), t(5e9 + 1.5e9, 0, false), t(5e9 + 1.9e9, 5, true), t(NaN, 0, false)]);
-    expect(points.map((p) => [p.outputTokens, p.errors])).toEqual([[10, 0], [15, 1], [15, 1]]);
+    const points = [1000, 2000, 3000].map((tMs) => ({
+      tMs,
+      issuedSamples: 0,
+      completedSamples: 0,
+      inFlight: 0,
+      outputTokens: 0,
+      errors: 0,
+    }));
+    fillTimeline(points, 5e9, [
+      t(5e9 + 0.5e9, 10, true),
+      t(5e9 + 1.5e9, 0, false),
+      t(5e9 + 1.9e9, 5, true),
+      t(NaN, 0, false),
+    ]);
+    expect(points.map((p) => [p.outputTokens, p.errors])).toEqual([
+      [10, 0],
+      [15, 1],
+      [15, 1],
+    ]);
   });
 });
 
@@ -441,7 +655,10 @@ describe('exit codes and the summary', () => {
       outdir: '/out',
       endpoints: [],
     }) as unknown as RunRecord;
-  const sut = (issued: number, failed: number) => ({ samples: { issued, completed: issued, failed, retried: 0 }, errorKinds: failed ? { refused: failed } : {} });
+  const sut = (issued: number, failed: number) => ({
+    samples: { issued, completed: issued, failed, retried: 0 },
+    errorKinds: failed ? { refused: failed } : {},
+  });
 
   test('0 VALID, 1 INVALID, 3 every request failed, 6 some samples failed, 4 aborted otherwise, 130 Ctrl-C', () => {
     expect(exitCodeOf(record({}), false)).toBe(0);

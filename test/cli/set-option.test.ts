@@ -71,7 +71,14 @@ describe('both spellings give identical settings', () => {
   });
 
   test('booleans: true/false, 1/0, yes/no', () => {
-    for (const [v, want] of [['true', true], ['1', true], ['yes', true], ['false', false], ['0', false], ['no', false]] as const) {
+    for (const [v, want] of [
+      ['true', true],
+      ['1', true],
+      ['yes', true],
+      ['false', false],
+      ['0', false],
+      ['no', false],
+    ] as const) {
       expect(parseSetOptions([`useTokenLatencies=${v}`], 'Server')).toEqual({ useTokenLatencies: want });
     }
   });
@@ -88,7 +95,14 @@ describe('both spellings give identical settings', () => {
     for (const key of Object.keys(defaultTestSettings())) {
       if (key === 'scenario' || key === 'mode') continue;
       const d = (defaultTestSettings() as unknown as Record<string, unknown>)[key];
-      const value = typeof d === 'boolean' ? 'true' : typeof d === 'bigint' ? '5' : key.endsWith('Percentile') || key === 'accuracyLogProbability' ? '0.5' : '2';
+      const value =
+        typeof d === 'boolean'
+          ? 'true'
+          : typeof d === 'bigint'
+            ? '5'
+            : key.endsWith('Percentile') || key === 'accuracyLogProbability'
+              ? '0.5'
+              : '2';
       expect(Object.keys(parseSetOptions([`${key}=${value}`], 'Server'))).toEqual([key]);
     }
   });

@@ -40,9 +40,29 @@ describe('failed samples are never a clean success', () => {
     );
     const out = join(dir, 'reset3');
     // Long enough for LoadGen's early stopping to pass (its own verdict VALID), as in the issue.
-    const r = await runCli(cli, ['run', '--config', config, '--scenario', 'Server', '--target-qps', '50', '--set', 'min_duration=6000', '--output-dir', out], dir, 90_000);
+    const r = await runCli(
+      cli,
+      [
+        'run',
+        '--config',
+        config,
+        '--scenario',
+        'Server',
+        '--target-qps',
+        '50',
+        '--set',
+        'min_duration=6000',
+        '--output-dir',
+        out,
+      ],
+      dir,
+      90_000,
+    );
     expect(r.code, explain(r)).toBe(6);
-    const m = /^Result: INVALID: (\d+) of (\d+) samples failed \(the MLPerf submission checker rejects logs with errors\); LoadGen's own verdict: (VALID|INVALID)\n/.exec(r.stdout);
+    const m =
+      /^Result: INVALID: (\d+) of (\d+) samples failed \(the MLPerf submission checker rejects logs with errors\); LoadGen's own verdict: (VALID|INVALID)\n/.exec(
+        r.stdout,
+      );
     expect(m, explain(r)).not.toBeNull();
     const failed = Number(m![1]);
     const total = Number(m![2]);
@@ -69,10 +89,17 @@ describe('failed samples are never a clean success', () => {
     const summary = json(join(out, 'result_summary.json'));
     expect(summary.ttft.min).toBeGreaterThan(0);
     expect(summary.tpot.min).toBeGreaterThan(0);
-    expect(summary.run_config.mlperf).toMatchObject({ valid: false, status: 'INVALID', run_status: 'SAMPLES_FAILED', failed_samples: failed });
+    expect(summary.run_config.mlperf).toMatchObject({
+      valid: false,
+      status: 'INVALID',
+      run_status: 'SAMPLES_FAILED',
+      failed_samples: failed,
+    });
 
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html).toMatch(/<section class="verdict INVALID" id="verdict"><div class="big">INVALID<\/div><div>LoadGen's own verdict: (VALID|INVALID)<\/div>/);
+    expect(html).toMatch(
+      /<section class="verdict INVALID" id="verdict"><div class="big">INVALID<\/div><div>LoadGen's own verdict: (VALID|INVALID)<\/div>/,
+    );
     expect(html).toContain(`${failed} of ${total} samples failed`);
     expect(html).not.toMatch(SENTINEL);
   });
@@ -85,9 +112,32 @@ describe('failed samples are never a clean success', () => {
       'simulator:\n  faults:\n    - { kind: slow-headers, ms: 0, count: 1, match: { path: /v1/completions } }\n    - { kind: status, status: 500, match: { path: /v1/completions } }\n',
     );
     const out = join(dir, 'all500');
-    const r = await runCli(cli, ['run', '--config', config, '--scenario', 'Server', '--target-qps', '50', '--set', 'min_duration=1000', '--retries', '0', '--timeout-total', '2s', '--output-dir', out], dir, 60_000);
+    const r = await runCli(
+      cli,
+      [
+        'run',
+        '--config',
+        config,
+        '--scenario',
+        'Server',
+        '--target-qps',
+        '50',
+        '--set',
+        'min_duration=1000',
+        '--retries',
+        '0',
+        '--timeout-total',
+        '2s',
+        '--output-dir',
+        out,
+      ],
+      dir,
+      60_000,
+    );
     expect(r.code, explain(r)).toBe(3);
-    expect(r.stdout).toMatch(/^Result: INVALID: all (\d+) samples failed \(the MLPerf submission checker rejects logs with errors\); LoadGen's own verdict: /);
+    expect(r.stdout).toMatch(
+      /^Result: INVALID: all (\d+) samples failed \(the MLPerf submission checker rejects logs with errors\); LoadGen's own verdict: /,
+    );
     expect(r.stdout).not.toMatch(/^Result: VALID/m);
     expect(r.stdout).toContain('TTFT p99: n/a   TPOT p99: n/a');
     expect(r.stdout).toContain('latency p50: n/a   p99: n/a');

@@ -13,14 +13,31 @@ import { toEngineSettings } from '../../lib/core/settings.js';
 import { parseSetOptions } from '../../lib/cli/set-option.js';
 import type { RunRecord } from '../../lib/results/run-record.js';
 import { runStatusOf } from '../../lib/results/run-status.js';
-import { cleanupTempDirs, detailErrors, detailValue, inlineSut, makeTempDir, MLPERF_SEEDS, nullQsl, readAccuracy, readDetail, runTest } from '../helpers.js';
+import {
+  cleanupTempDirs,
+  detailErrors,
+  detailValue,
+  inlineSut,
+  makeTempDir,
+  MLPERF_SEEDS,
+  nullQsl,
+  readAccuracy,
+  readDetail,
+  runTest,
+} from '../helpers.js';
 
 afterAll(cleanupTempDirs);
 
 describe('values the official engine accepts', () => {
   it('accuracyLogProbability 1 logs every sample of a performance run', async () => {
     const sut = inlineSut();
-    const { result } = await runTest(sut, nullQsl(32), { ...MLPERF_SEEDS, scenario: 'SingleStream', minDurationMs: 0, minQueryCount: 40, accuracyLogProbability: 1 });
+    const { result } = await runTest(sut, nullQsl(32), {
+      ...MLPERF_SEEDS,
+      scenario: 'SingleStream',
+      minDurationMs: 0,
+      minQueryCount: 40,
+      accuracyLogProbability: 1,
+    });
     expect(result.errors.count).toBe(0);
     const logged = readAccuracy(result.logs.accuracy);
     expect(logged.length).toBe(sut.issued.length);
@@ -42,9 +59,19 @@ describe('values the official engine accepts', () => {
 
   it('serverTargetQps -1: the engine logs error_invalid_test_settings and runs at 1 QPS', async () => {
     const sut = inlineSut();
-    const { result } = await runTest(sut, nullQsl(16), { ...MLPERF_SEEDS, scenario: 'Server', serverTargetQps: -1, minDurationMs: 0, minQueryCount: 3 });
+    const { result } = await runTest(sut, nullQsl(16), {
+      ...MLPERF_SEEDS,
+      scenario: 'Server',
+      serverTargetQps: -1,
+      minDurationMs: 0,
+      minQueryCount: 3,
+    });
     expect(result.effective.targetQps).toBe(1);
-    expect(result.errors.messages.some((m) => m.startsWith('error_invalid_test_settings') && m.includes('server_target_qps'))).toBe(true);
+    expect(
+      result.errors.messages.some(
+        (m) => m.startsWith('error_invalid_test_settings') && m.includes('server_target_qps'),
+      ),
+    ).toBe(true);
     const detail = readDetail(result.logs.detail);
     expect(detailErrors(detail).map((e) => e.key)).toContain('error_invalid_test_settings');
     // The run is not reported clean, and the status names the correction.
@@ -55,14 +82,26 @@ describe('values the official engine accepts', () => {
 
   it('offlineExpectedQps 0: the single query has min_query_count samples', async () => {
     const sut = inlineSut();
-    const { result } = await runTest(sut, nullQsl(16), { ...MLPERF_SEEDS, scenario: 'Offline', offlineExpectedQps: 0, minDurationMs: 0, minQueryCount: 37 });
+    const { result } = await runTest(sut, nullQsl(16), {
+      ...MLPERF_SEEDS,
+      scenario: 'Offline',
+      offlineExpectedQps: 0,
+      minDurationMs: 0,
+      minQueryCount: 37,
+    });
     expect(result.errors.count).toBe(0);
     expect(result.effective.samplesPerQuery).toBe(37);
     expect(sut.issued.length).toBe(37);
   });
 
   it('offlineExpectedQps -5: corrected to 1 with the official error', async () => {
-    const { result } = await runTest(inlineSut(), nullQsl(16), { ...MLPERF_SEEDS, scenario: 'Offline', offlineExpectedQps: -5, minDurationMs: 0, minQueryCount: 4 });
+    const { result } = await runTest(inlineSut(), nullQsl(16), {
+      ...MLPERF_SEEDS,
+      scenario: 'Offline',
+      offlineExpectedQps: -5,
+      minDurationMs: 0,
+      minQueryCount: 4,
+    });
     expect(result.effective.targetQps).toBe(1);
     expect(result.errors.messages.some((m) => m.includes('offline_expected_qps'))).toBe(true);
   });
@@ -77,12 +116,20 @@ describe('values the official engine accepts', () => {
       performanceIssueUnique: true,
       performanceIssueSame: true,
     });
-    expect(result.errors.messages.some((m) => m.includes('Performance_issue_unique and performance_issue_same'))).toBe(true);
+    expect(result.errors.messages.some((m) => m.includes('Performance_issue_unique and performance_issue_same'))).toBe(
+      true,
+    );
     expect(new Set(sut.issued.map((s) => s.index)).size).toBe(16);
   });
 
   it("another scenario's out-of-range percentile is not read, so not refused", async () => {
-    const { result } = await runTest(inlineSut(), nullQsl(16), { ...MLPERF_SEEDS, scenario: 'Offline', serverTargetLatencyPercentile: 1.5, minDurationMs: 0, minQueryCount: 4 });
+    const { result } = await runTest(inlineSut(), nullQsl(16), {
+      ...MLPERF_SEEDS,
+      scenario: 'Offline',
+      serverTargetLatencyPercentile: 1.5,
+      minDurationMs: 0,
+      minQueryCount: 4,
+    });
     expect(result.errors.count).toBe(0);
   });
 
@@ -90,9 +137,15 @@ describe('values the official engine accepts', () => {
     const dir = makeTempDir();
     const audit = join(dir, 'audit.config');
     writeFileSync(audit, '*.*.performance_issue_same = 1\n*.*.performance_issue_same_index = 99\n');
-    await expect(runTest(inlineSut(), nullQsl(16), { ...MLPERF_SEEDS, scenario: 'SingleStream', minDurationMs: 0, minQueryCount: 4 }, {}, { auditConfig: audit })).rejects.toThrow(
-      /performance_issue_same_index 99 is past the loaded performance set/,
-    );
+    await expect(
+      runTest(
+        inlineSut(),
+        nullQsl(16),
+        { ...MLPERF_SEEDS, scenario: 'SingleStream', minDurationMs: 0, minQueryCount: 4 },
+        {},
+        { auditConfig: audit },
+      ),
+    ).rejects.toThrow(/performance_issue_same_index 99 is past the loaded performance set/);
   });
 });
 
@@ -100,9 +153,13 @@ describe('values the official engine accepts', () => {
 // values): each is read without a config error and takes effect.
 const AUDIT_CONFIGS: Record<string, string> = {
   TEST01: '*.*.mode = 2\n*.*.accuracy_log_rng_seed = 720381539243781796\n*.*.accuracy_log_sampling_target = 4096\n',
-  TEST04: ['MultiStream', 'Offline', 'SingleStream', 'Server']
-    .map((s) => `*.${s}.mode = 2\n*.${s}.performance_issue_unique = 0\n*.${s}.performance_issue_same = 1\n*.${s}.performance_issue_same_index = 3\n`)
-    .join('') + 'stable-diffusion-xl.Offline.min_query_count = 500\n',
+  TEST04:
+    ['MultiStream', 'Offline', 'SingleStream', 'Server']
+      .map(
+        (s) =>
+          `*.${s}.mode = 2\n*.${s}.performance_issue_unique = 0\n*.${s}.performance_issue_same = 1\n*.${s}.performance_issue_same_index = 3\n`,
+      )
+      .join('') + 'stable-diffusion-xl.Offline.min_query_count = 500\n',
   TEST06:
     '*.*.mode = 2\n*.*.accuracy_log_rng_seed = 720381539243781796\n*.*.accuracy_log_sampling_target = 100\n*.*.min_query_count = 100\n*.*.min_duration = 0\n*.*.sample_concatenate_permutation = 0\n',
   TEST07:
@@ -124,7 +181,15 @@ describe('official audit.config files', () => {
         const { result } = await runTest(
           sut,
           nullQsl(perf),
-          { ...MLPERF_SEEDS, scenario, mode: 'AccuracyOnly', serverTargetQps: 100000, offlineExpectedQps: 10, minDurationMs: 0, minQueryCount: 8 },
+          {
+            ...MLPERF_SEEDS,
+            scenario,
+            mode: 'AccuracyOnly',
+            serverTargetQps: 100000,
+            offlineExpectedQps: 10,
+            minDurationMs: 0,
+            minQueryCount: 8,
+          },
           {},
           { auditConfig: audit },
         );
@@ -137,7 +202,9 @@ describe('official audit.config files', () => {
           for (const s of sut.issued) expect(s.index).toBe(loaded[3]);
         } else {
           // Read as text: the seed does not fit a double.
-          expect(readFileSync(result.logs.detail, 'utf8')).toContain('"key": "effective_accuracy_log_rng_seed", "value": 720381539243781796');
+          expect(readFileSync(result.logs.detail, 'utf8')).toContain(
+            '"key": "effective_accuracy_log_rng_seed", "value": 720381539243781796',
+          );
           // Every audit except TEST01 sets min_duration 0 and its own count.
           if (name !== 'TEST01') expect(detailValue(detail, 'effective_min_duration_ms')).toBe(0);
           expect(result.accuracyLogEntries).toBeGreaterThan(0);

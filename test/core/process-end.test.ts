@@ -21,7 +21,11 @@ interface Ending {
   stderr: string;
 }
 
-function runFixture(how: string, outdir: string, onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Ending> {
+function runFixture(
+  how: string,
+  outdir: string,
+  onStdout?: (text: string, child: ReturnType<typeof spawn>) => void,
+): Promise<Ending> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [FIXTURE, how, outdir], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -19,7 +19,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const N = 48;
 const IN = 16;
 const OUT = 8;
-const dataset: Dataset = { name: 'known', size: N, prompt: (i) => ({ tokenIds: Array.from({ length: IN }, (_, k) => 100 + i + k), maxTokens: OUT }) };
+const dataset: Dataset = {
+  name: 'known',
+  size: N,
+  prompt: (i) => ({ tokenIds: Array.from({ length: IN }, (_, k) => 100 + i + k), maxTokens: OUT }),
+};
 const sim = { maxRunningSeqs: 64, decodeStepNs: 1_000_000, precisePacing: false };
 const quiet = () => undefined;
 
@@ -38,11 +42,20 @@ describe('cost and tokens', () => {
       metricsIntervalMs: 100,
     });
     const j = JSON.parse(readFileSync(join(outdir, 'results.json'), 'utf8'));
-    expect(j.tokens).toMatchObject({ samples: N, promptTokens: N * IN, outputTokens: N * OUT, promptTokensSource: 'token-ids' });
-    expect(j.tokens.endpoints).toEqual([{ url: record.endpoints[0].url, samples: N, promptTokens: N * IN, outputTokens: N * OUT }]);
+    expect(j.tokens).toMatchObject({
+      samples: N,
+      promptTokens: N * IN,
+      outputTokens: N * OUT,
+      promptTokensSource: 'token-ids',
+    });
+    expect(j.tokens.endpoints).toEqual([
+      { url: record.endpoints[0].url, samples: N, promptTokens: N * IN, outputTokens: N * OUT },
+    ]);
     expect(j.tokens.perSample.outputTokens).toEqual(Array(N).fill(OUT));
     expect(j.tokens.perSample.promptTokens).toEqual(Array(N).fill(IN));
-    expect([...j.tokens.perSample.index].sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: N }, (_, i) => i));
+    expect([...j.tokens.perSample.index].sort((a: number, b: number) => a - b)).toEqual(
+      Array.from({ length: N }, (_, i) => i),
+    );
     // Offline has no latency target: every successful query counts.
     expect(j.goodput).toMatchObject({ samples: N, good: N, fraction: 1, targets: { kind: 'none' } });
     // Cost: 8 GPUs × $2.5 over the test's wall time.
@@ -109,8 +122,22 @@ describe('cost and tokens', () => {
 
   test('goodput counts the samples within TTFT and TPOT targets, as LoadGen measures them', () => {
     const t = (ttftMs: number, tokens: number, totalMs: number, ok = true): SampleTiming => ({
-      id: 0, index: 0, endpoint: 0, attempts: 1, scheduledNs: 1e9, issuedNs: 1e9, dispatchedNs: 1e9, sentNs: 1e9, headersNs: NaN,
-      firstTokenNs: 1e9 + ttftMs * 1e6, endNs: 1e9 + totalMs * 1e6, chunks: tokens, multiTokenChunks: 0, tokens, maxGapNs: 0, ok,
+      id: 0,
+      index: 0,
+      endpoint: 0,
+      attempts: 1,
+      scheduledNs: 1e9,
+      issuedNs: 1e9,
+      dispatchedNs: 1e9,
+      sentNs: 1e9,
+      headersNs: NaN,
+      firstTokenNs: 1e9 + ttftMs * 1e6,
+      endNs: 1e9 + totalMs * 1e6,
+      chunks: tokens,
+      multiTokenChunks: 0,
+      tokens,
+      maxGapNs: 0,
+      ok,
     });
     // TTFT ≤ 100 ms and TPOT ≤ 10 ms: (100, 11 tokens, 200 ms) has TPOT 10 ms: good; (101, ...) not;
     // (50, 11, 210.1) TPOT 10.01 ms: not; a failed sample is not counted at all.
@@ -128,7 +155,9 @@ describe('cost and tokens', () => {
     ]);
     expect(resolvePricing(undefined, 2)).toBeNull();
     expect(() => resolvePricing({ gpuHourPrice: [2, 3, 4] }, 2)).toThrow(/3 values for 2 endpoints/);
-    expect(() => resolvePricing({ gpuHourPrice: 2, gpusPerEndpoint: 0.5 }, 1)).toThrow(/--gpus-per-endpoint must be an integer >= 1/);
+    expect(() => resolvePricing({ gpuHourPrice: 2, gpusPerEndpoint: 0.5 }, 1)).toThrow(
+      /--gpus-per-endpoint must be an integer >= 1/,
+    );
     expect(() => resolvePricing({ gpuHourPrice: -1 }, 1)).toThrow(/--gpu-hour-price must be a number >= 0/);
   });
 });
@@ -157,21 +186,42 @@ describe('budgets', () => {
     expect(j.budget.reason).toBe(j.run.abortReason);
     // The logs are written and the run state says why it ended.
     expect(readFileSync(join(outdir, 'mlperf_log_summary.txt'), 'utf8')).toContain('Test aborted: budget:');
-    expect(JSON.parse(readFileSync(join(outdir, 'run-state.json'), 'utf8'))).toMatchObject({ state: 'stopped-by-budget', note: j.run.abortReason });
+    expect(JSON.parse(readFileSync(join(outdir, 'run-state.json'), 'utf8'))).toMatchObject({
+      state: 'stopped-by-budget',
+      note: j.run.abortReason,
+    });
     expect(readFileSync(join(outdir, 'report.html'), 'utf8')).toContain('<h2>Budgets</h2>');
   }, 60_000);
 
   test('minute and dollar budgets', async () => {
-    const base = { scenario: 'Server' as const, targetQps: 40, settings: { minDurationMs: 10_000 }, dataset, simulator: sim, workers: 0, log: quiet, metricsIntervalMs: 0 };
+    const base = {
+      scenario: 'Server' as const,
+      targetQps: 40,
+      settings: { minDurationMs: 10_000 },
+      dataset,
+      simulator: sim,
+      workers: 0,
+      log: quiet,
+      metricsIntervalMs: 0,
+    };
     const byTime = await runBenchmark({ ...base, outdir: join(dir, 'budget-min'), budget: { minutes: 0.01 } });
     expect(byTime.budget).toMatchObject({ stoppedBy: 'minutes' });
     expect(byTime.result.abortReason).toMatch(/^budget: 0\.01 minutes reached the limit of 0\.01$/);
     // $36,000 an hour is $10 a second: a $5 budget ends the run after about half a second.
-    const byCost = await runBenchmark({ ...base, outdir: join(dir, 'budget-usd'), pricing: { gpuHourPrice: 4500, gpusPerEndpoint: 8 }, budget: { dollars: 5 } });
+    const byCost = await runBenchmark({
+      ...base,
+      outdir: join(dir, 'budget-usd'),
+      pricing: { gpuHourPrice: 4500, gpusPerEndpoint: 8 },
+      budget: { dollars: 5 },
+    });
     expect(byCost.budget).toMatchObject({ stoppedBy: 'dollars' });
     expect(byCost.budget!.used.dollars!).toBeGreaterThanOrEqual(5);
     expect(byCost.cost!.dollarsPerHour).toBe(36_000);
-    await expect(runBenchmark({ ...base, outdir: join(dir, 'budget-bad'), budget: { dollars: 5 } })).rejects.toThrow(/--budget-cost needs --gpu-hour-price/);
-    await expect(runBenchmark({ ...base, outdir: join(dir, 'budget-bad'), budget: { outputTokens: 1.5 } })).rejects.toThrow(/--budget-tokens must be an integer > 0/);
+    await expect(runBenchmark({ ...base, outdir: join(dir, 'budget-bad'), budget: { dollars: 5 } })).rejects.toThrow(
+      /--budget-cost needs --gpu-hour-price/,
+    );
+    await expect(
+      runBenchmark({ ...base, outdir: join(dir, 'budget-bad'), budget: { outputTokens: 1.5 } }),
+    ).rejects.toThrow(/--budget-tokens must be an integer > 0/);
   }, 60_000);
 });

@@ -13,7 +13,8 @@ export function tempDir(): { dir: string; file(name: string): string; cleanup():
 
 /** A cnn_eval.json-like array (indent 4, as the MLPerf script writes it). */
 export function cnnRows(n: number): Record<string, unknown>[] {
-  const template = 'In very brief sentences, summarize the following news article. Only return the summary.\nArticle: {input}\nSummary: ';
+  const template =
+    'In very brief sentences, summarize the following news article. Only return the summary.\nArticle: {input}\nSummary: ';
   return Array.from({ length: n }, (_, i) => ({
     instruction: { llama: template },
     input: `Article ${i} text with "quotes", braces {x} [y] and a \\ backslash, ünïcödé.`,

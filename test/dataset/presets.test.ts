@@ -47,10 +47,23 @@ describe('MLPerf dataset presets', () => {
       { name: 'question', type: 'STRING', data: ['Q1', 'Q2'] },
       { name: 'output', type: 'STRING', data: ['A1', 'A2'] },
       { name: 'input', type: 'STRING', data: ['[INST] <<SYS>>...Q1 [/INST]', '[INST] Q2 [/INST]'] },
-      { name: 'tok_input', type: 'LIST_INT64', data: [[1n, 518n], [1n, 519n]] },
+      {
+        name: 'tok_input',
+        type: 'LIST_INT64',
+        data: [
+          [1n, 518n],
+          [1n, 519n],
+        ],
+      },
     ]);
     const d = await openDataset(path, { preset: 'llama2-70b' });
-    expect(d.columns).toEqual({ tokenIds: 'tok_input', text: 'input', system: 'system_prompt', user: 'question', reference: 'output' });
+    expect(d.columns).toEqual({
+      tokenIds: 'tok_input',
+      text: 'input',
+      system: 'system_prompt',
+      user: 'question',
+      reference: 'output',
+    });
     expect(d.prompt(0)).toEqual({
       tokenIds: new Int32Array([1, 518]),
       text: '[INST] <<SYS>>...Q1 [/INST]',
@@ -78,9 +91,16 @@ describe('MLPerf dataset presets', () => {
   });
 
   it('deepseek-r1: the converted pickle (tok_input, text_input)', async () => {
-    const path = writeJsonl(tmp.file('ds.jsonl'), [{ text_input: 'Solve x', tok_input: [0, 9], ground_truth: 'x=1', ref_output: 'long' }]);
+    const path = writeJsonl(tmp.file('ds.jsonl'), [
+      { text_input: 'Solve x', tok_input: [0, 9], ground_truth: 'x=1', ref_output: 'long' },
+    ]);
     const d = await openDataset(path, { preset: 'deepseek-r1', maxTokens: 3000 });
-    expect(d.prompt(0)).toEqual({ tokenIds: new Int32Array([0, 9]), text: 'Solve x', maxTokens: 3000, reference: 'x=1' });
+    expect(d.prompt(0)).toEqual({
+      tokenIds: new Int32Array([0, 9]),
+      text: 'Solve x',
+      maxTokens: 3000,
+      reference: 'x=1',
+    });
   });
 
   it('gpt-oss-120b: tok_input (older files), ground_truth, 32768 tokens', async () => {
@@ -95,7 +115,13 @@ describe('MLPerf dataset presets', () => {
 
   it('mixtral-8x7b: gt_output is the reference when present', async () => {
     const path = writeJsonl(tmp.file('mixtral.jsonl'), [
-      { dataset: 'GSM8K', input: '<s> [INST] q [/INST]', tok_input: [1, 733], ref_output: 'model says 3', gt_output: '3' },
+      {
+        dataset: 'GSM8K',
+        input: '<s> [INST] q [/INST]',
+        tok_input: [1, 733],
+        ref_output: 'model says 3',
+        gt_output: '3',
+      },
     ]);
     const d = await openDataset(path, { preset: 'mixtral-8x7b' });
     expect(d.columns.reference).toBe('gt_output');
@@ -129,7 +155,14 @@ describe('MLPerf dataset presets', () => {
 
 describe('samplingPreset', () => {
   it('gives the reference harness values, fields absent when not sent', () => {
-    expect(samplingPreset('llama3_1-8b')).toEqual({ maxTokens: 128, minTokens: 1, temperature: 0, topP: 1, topK: 1, seed: 42 });
+    expect(samplingPreset('llama3_1-8b')).toEqual({
+      maxTokens: 128,
+      minTokens: 1,
+      temperature: 0,
+      topP: 1,
+      topK: 1,
+      seed: 42,
+    });
     expect(samplingPreset('llama3.1-8b-interactive')).toEqual(samplingPreset('llama3_1-8b'));
     expect(samplingPreset('llama3_1-8b-edge')).toEqual(samplingPreset('llama3_1-8b'));
     expect(samplingPreset('llama2-70b')).toEqual({ maxTokens: 1024, minTokens: 1, temperature: 0 });

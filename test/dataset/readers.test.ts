@@ -138,7 +138,12 @@ describe('JSONL', () => {
   });
 
   it('names the line of bad JSON (blank lines counted)', async () => {
-    const path = writeJsonl(tmp.file('badline.jsonl'), [{ prompt: 'a' }, { prompt: 'b' }], (l) => [l[0]!, '', '{"prompt": "c"', l[1]!]);
+    const path = writeJsonl(tmp.file('badline.jsonl'), [{ prompt: 'a' }, { prompt: 'b' }], (l) => [
+      l[0]!,
+      '',
+      '{"prompt": "c"',
+      l[1]!,
+    ]);
     const e = await datasetError(openDataset(path));
     expect(e.row).toBe(3);
     expect(e.file).toBe(path);
@@ -148,7 +153,14 @@ describe('JSONL', () => {
   it('reads messages, system prompts and per-row max tokens', async () => {
     const path = writeJsonl(tmp.file('chat.jsonl'), [
       { messages: [{ role: 'user', content: 'hi' }], system: 'be brief', max_tokens: 7 },
-      { messages: JSON.stringify([{ role: 'system', content: 's' }, { role: 'user', content: 'yo' }]), system: 'ignored', max_tokens: 9 },
+      {
+        messages: JSON.stringify([
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'yo' },
+        ]),
+        system: 'ignored',
+        max_tokens: 9,
+      },
       { messages: [{ role: 'user', content: 'no system' }] },
     ]);
     const d = await openDataset(path, { mapping: { system: 'system' }, maxTokens: 50 });
@@ -279,7 +291,15 @@ describe('mapping and auto-detection', () => {
 
   it('auto-detects by the documented priority', async () => {
     const path = writeJsonl(tmp.file('auto.jsonl'), [
-      { query: 'q', problem: 'p', input: 'i', prompt_token_ids: [1], input_ids: [2], highlights: 'h', ground_truth: 'g' },
+      {
+        query: 'q',
+        problem: 'p',
+        input: 'i',
+        prompt_token_ids: [1],
+        input_ids: [2],
+        highlights: 'h',
+        ground_truth: 'g',
+      },
     ]);
     const d = await openDataset(path);
     expect(d.columns).toEqual({ tokenIds: 'input_ids', text: 'input', reference: 'ground_truth' });
@@ -338,7 +358,9 @@ describe('malformed rows', () => {
   it('a negative token id', async () => {
     const e = await rowFailure([ok, ok, { ...ok, tok_input: [1, -2, 3] }]);
     expect(e.row).toBe(2);
-    expect(e.message).toMatch(/row 2: column 'tok_input' \(tokenIds\): token id at position 1 is -2, expected a non-negative/);
+    expect(e.message).toMatch(
+      /row 2: column 'tok_input' \(tokenIds\): token id at position 1 is -2, expected a non-negative/,
+    );
   });
 
   it('a fractional, too large or non-numeric token id', async () => {
@@ -362,9 +384,13 @@ describe('malformed rows', () => {
   });
 
   it('wrong types for text, messages and max tokens', async () => {
-    expect((await rowFailure([{ prompt: 42 }])).message).toMatch(/column 'prompt' \(text\): expected a string, got number 42/);
+    expect((await rowFailure([{ prompt: 42 }])).message).toMatch(
+      /column 'prompt' \(text\): expected a string, got number 42/,
+    );
     expect((await rowFailure([{ messages: [{ role: 'user' }] }])).message).toMatch(/message 0 has undefined/);
-    expect((await rowFailure([{ prompt: 'a', max_tokens: 0 }])).message).toMatch(/\(maxTokens\): expected a positive integer/);
+    expect((await rowFailure([{ prompt: 'a', max_tokens: 0 }])).message).toMatch(
+      /\(maxTokens\): expected a positive integer/,
+    );
   });
 });
 

@@ -10,7 +10,12 @@ describe('syntheticDataset', () => {
     expect(b.prompt(37)).toEqual(later);
     expect(a.prompt(37)).toEqual(later);
     expect(a.prompt(3)).not.toEqual(a.prompt(4));
-    const c = syntheticDataset({ size: 50, inputLength: { min: 5, max: 40 }, outputLength: { mean: 100, std: 20 }, seed: 2 });
+    const c = syntheticDataset({
+      size: 50,
+      inputLength: { min: 5, max: 40 },
+      outputLength: { mean: 100, std: 20 },
+      seed: 2,
+    });
     expect(c.prompt(37)).not.toEqual(later);
     // A pinned value guards against accidental changes to the generator.
     const pinned = syntheticDataset({ size: 1, inputLength: 4, outputLength: 8, seed: 1 }).prompt(0);
@@ -38,7 +43,13 @@ describe('syntheticDataset', () => {
   });
 
   it('uniform lengths stay in bounds and cover the range; ids stay in the vocabulary', () => {
-    const d = syntheticDataset({ size: 2000, inputLength: { min: 10, max: 20 }, outputLength: { min: 1, max: 3 }, vocabSize: 50, seed: 7 });
+    const d = syntheticDataset({
+      size: 2000,
+      inputLength: { min: 10, max: 20 },
+      outputLength: { min: 1, max: 3 },
+      vocabSize: 50,
+      seed: 7,
+    });
     const inSeen = new Set<number>();
     const outSeen = new Set<number>();
     let minId = Infinity;
@@ -115,7 +126,9 @@ describe('datasetQsl', () => {
   });
 
   it('works without hooks and takes a performance sample count', () => {
-    const qsl = datasetQsl(syntheticDataset({ size: 100, inputLength: 2, outputLength: 2 }), { performanceSampleCount: 10 });
+    const qsl = datasetQsl(syntheticDataset({ size: 100, inputLength: 2, outputLength: 2 }), {
+      performanceSampleCount: 10,
+    });
     expect(qsl.performanceSampleCount).toBe(10);
     expect(qsl.totalSampleCount).toBe(100);
     expect(qsl.loadSamplesToRam([1])).toBeUndefined();

@@ -35,16 +35,22 @@ async function waitForCli(): Promise<void> {
 }
 
 export function start(args: string[], cwd: string = tmpdir()): Running {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOADGEN_DEBUG: '' } });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOADGEN_DEBUG: '' },
+  });
   let out = '';
   let err = '';
   const waiters: { re: RegExp; resolve: () => void }[] = [];
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
-    for (const w of waiters.splice(0)) (w.re.test(err) ? w.resolve() : waiters.push(w));
+    for (const w of waiters.splice(0)) w.re.test(err) ? w.resolve() : waiters.push(w);
   });
-  const done = new Promise<Run>((res) => child.on('close', (code, signal) => res({ code, signal, stdout: out, stderr: err })));
+  const done = new Promise<Run>((res) =>
+    child.on('close', (code, signal) => res({ code, signal, stdout: out, stderr: err })),
+  );
   return {
     child,
     done,

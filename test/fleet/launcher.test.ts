@@ -15,7 +15,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test('a server that ignores SIGTERM is killed after the grace period, with its child', async () => {
   const log = join(dir, 'stubborn.log');
   // The shell ignores SIGTERM and starts a worker (sleep) in the same group.
-  const p = await ServerProcess.start('stubborn', ['/bin/sh', '-c', 'trap "" TERM; sleep 30 & echo "worker $!"; wait'], {}, log, 300);
+  const p = await ServerProcess.start(
+    'stubborn',
+    ['/bin/sh', '-c', 'trap "" TERM; sleep 30 & echo "worker $!"; wait'],
+    {},
+    log,
+    300,
+  );
   let worker = 0;
   for (let i = 0; i < 100 && !worker; i++) {
     worker = Number(/worker (\d+)/.exec(readFileSync(log, 'utf8'))?.[1] ?? 0);
@@ -30,8 +36,15 @@ test('a server that ignores SIGTERM is killed after the grace period, with its c
 });
 
 test('a clean stop: SIGTERM is enough', async () => {
-  const p = await ServerProcess.start('polite', ['/bin/sh', '-c', 'echo up; sleep 30'], {}, join(dir, 'polite.log'), 5000);
-  for (let i = 0; i < 100 && logTail(join(dir, 'polite.log')).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  const p = await ServerProcess.start(
+    'polite',
+    ['/bin/sh', '-c', 'echo up; sleep 30'],
+    {},
+    join(dir, 'polite.log'),
+    5000,
+  );
+  for (let i = 0; i < 100 && logTail(join(dir, 'polite.log')).length === 0; i++)
+    await new Promise((r) => setTimeout(r, 20));
   const exit = await p.stop();
   expect(p.killed).toBe(false);
   expect(exit.signal).toBe('SIGTERM');
@@ -39,8 +52,12 @@ test('a clean stop: SIGTERM is enough', async () => {
 });
 
 test('a program that does not exist is a SpawnError naming it', async () => {
-  await expect(ServerProcess.start('x', ['/nonexistent/engine'], {}, join(dir, 'x.log'), 100)).rejects.toThrow(SpawnError);
-  await expect(ServerProcess.start('x', ['/nonexistent/engine'], {}, join(dir, 'x.log'), 100)).rejects.toThrow('/nonexistent/engine: command not found');
+  await expect(ServerProcess.start('x', ['/nonexistent/engine'], {}, join(dir, 'x.log'), 100)).rejects.toThrow(
+    SpawnError,
+  );
+  await expect(ServerProcess.start('x', ['/nonexistent/engine'], {}, join(dir, 'x.log'), 100)).rejects.toThrow(
+    '/nonexistent/engine: command not found',
+  );
 });
 
 test('log tail: last lines, progress bars at their last state, colours removed', () => {

@@ -50,8 +50,13 @@ describe('loadgen run with servers', () => {
       ['sim-b', 'simulator', '0.11.0', 8192, 'stopped'],
     ]);
     expect(res.servers.servers[0].engineArgs).toEqual({ maxNumSeqs: 32, tensorParallelSize: 1 });
-    expect(res.servers.servers[0].commandLine).toMatch(/ sim --flavor vllm --model sim-llm-8b --host 127\.0\.0\.1 --port \d+ --tensor-parallel-size 1 --max-num-seqs 32 /);
-    expect(res.servers.events.filter((e: any) => e.kind === 'warmed-up').map((e: any) => e.message)).toEqual(['2/2 warm-up requests answered', '2/2 warm-up requests answered']);
+    expect(res.servers.servers[0].commandLine).toMatch(
+      / sim --flavor vllm --model sim-llm-8b --host 127\.0\.0\.1 --port \d+ --tensor-parallel-size 1 --max-num-seqs 32 /,
+    );
+    expect(res.servers.events.filter((e: any) => e.kind === 'warmed-up').map((e: any) => e.message)).toEqual([
+      '2/2 warm-up requests answered',
+      '2/2 warm-up requests answered',
+    ]);
     // Both carried measured traffic.
     expect(res.errors.failedSamples).toBe(0);
     expect(res.endpoints).toHaveLength(2);
@@ -60,7 +65,11 @@ describe('loadgen run with servers', () => {
 
   test('a server that fails to start: exit 3, which one and its log tail, the other stopped', async () => {
     const out = join(dir, 'fail');
-    const file = writeConfig(dir, `scenario: Server\ntarget-qps: 10\nservers:\n${sim('good', ', load-time-ms: 60000')}${sim('bad', ', fail-at-start: true')}`, 'fail.yaml');
+    const file = writeConfig(
+      dir,
+      `scenario: Server\ntarget-qps: 10\nservers:\n${sim('good', ', load-time-ms: 60000')}${sim('bad', ', fail-at-start: true')}`,
+      'fail.yaml',
+    );
     const r = await runCli(['run', '--config', file, '--output-dir', out]);
     const pids = serverPids(r.stderr);
     started.push(...pids);
@@ -73,18 +82,26 @@ describe('loadgen run with servers', () => {
   });
 
   test('a command that does not exist: exit 3, named', async () => {
-    const file = writeConfig(dir, 'scenario: Server\nservers:\n  - { name: nope, backend: custom, command: [/nonexistent/serve-it, --port, "{port}"] }\n', 'missing.yaml');
+    const file = writeConfig(
+      dir,
+      'scenario: Server\nservers:\n  - { name: nope, backend: custom, command: [/nonexistent/serve-it, --port, "{port}"] }\n',
+      'missing.yaml',
+    );
     const r = await runCli(['run', '--config', file, '--output-dir', join(dir, 'missing')]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/server nope could not be started: \/nonexistent\/serve-it: command not found/);
   });
 
-  test('a fixed port already taken here: exit 3 before anything starts (its health would be another server\'s)', async () => {
+  test("a fixed port already taken here: exit 3 before anything starts (its health would be another server's)", async () => {
     const taken = createServer();
     await new Promise<void>((res) => taken.listen(0, '127.0.0.1', () => res()));
     const port = (taken.address() as { port: number }).port;
     try {
-      const file = writeConfig(dir, `scenario: Server\nservers:\n  - { name: clash, backend: simulator, model: m, port: ${port} }\n`, 'clash.yaml');
+      const file = writeConfig(
+        dir,
+        `scenario: Server\nservers:\n  - { name: clash, backend: simulator, model: m, port: ${port} }\n`,
+        'clash.yaml',
+      );
       const r = await runCli(['run', '--config', file, '--output-dir', join(dir, 'clash')]);
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(new RegExp(`server clash: port ${port} on 127\\.0\\.0\\.1 is already in use`));
@@ -95,12 +112,18 @@ describe('loadgen run with servers', () => {
   });
 
   test('a server never healthy: the deadline error, exit 3, its process stopped', async () => {
-    const file = writeConfig(dir, `scenario: Server\nservers:\n  - { name: slow, backend: simulator, model: m, port: auto, startup-timeout-s: 1.5, stop-grace-s: 2, simulator: { load-time-ms: 600000, refuse-while-loading: true } }\n`, 'slow.yaml');
+    const file = writeConfig(
+      dir,
+      `scenario: Server\nservers:\n  - { name: slow, backend: simulator, model: m, port: auto, startup-timeout-s: 1.5, stop-grace-s: 2, simulator: { load-time-ms: 600000, refuse-while-loading: true } }\n`,
+      'slow.yaml',
+    );
     const r = await runCli(['run', '--config', file, '--output-dir', join(dir, 'slow')]);
     const pids = serverPids(r.stderr);
     started.push(...pids);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/server slow is not healthy after 1\.5 s \(GET http:\/\/127\.0\.0\.1:\d+\/health; raise startup-timeout-s/);
+    expect(r.stderr).toMatch(
+      /server slow is not healthy after 1\.5 s \(GET http:\/\/127\.0\.0\.1:\d+\/health; raise startup-timeout-s/,
+    );
     expect(r.stderr).toMatch(/Loading safetensors checkpoint shards/);
     expect(await allGone(pids)).toBe(true);
   });
@@ -132,7 +155,11 @@ describe('loadgen run with servers', () => {
   });
 
   test('Ctrl-C while the servers load: exit 130 at once, no server left', async () => {
-    const file = writeConfig(dir, `scenario: Server\nservers:\n${sim('l1', ', load-time-ms: 600000')}${sim('l2', ', load-time-ms: 600000, refuse-while-loading: true')}`, 'int-load.yaml');
+    const file = writeConfig(
+      dir,
+      `scenario: Server\nservers:\n${sim('l1', ', load-time-ms: 600000')}${sim('l2', ', load-time-ms: 600000, refuse-while-loading: true')}`,
+      'int-load.yaml',
+    );
     const s = start(['run', '--config', file, '--output-dir', join(dir, 'int-load')]);
     await s.waitStderr(/server l2: pid \d+/);
     const pids = serverPids(s.stderr());
@@ -145,13 +172,18 @@ describe('loadgen run with servers', () => {
 
   test('Ctrl-C during the test: the test ends, results written, servers stopped', async () => {
     const out = join(dir, 'int-test');
-    const file = writeConfig(dir, `scenario: Server\ntarget-qps: 10\nsettings: { min_duration: 60000 }\nservers:\n${sim('t1')}${sim('t2')}`, 'int-test.yaml');
+    const file = writeConfig(
+      dir,
+      `scenario: Server\ntarget-qps: 10\nsettings: { min_duration: 60000 }\nservers:\n${sim('t1')}${sim('t2')}`,
+      'int-test.yaml',
+    );
     const s = start(['run', '--config', file, '--output-dir', out]);
     await s.waitStderr(/servers ready/);
     const pids = serverPids(s.stderr());
     started.push(...pids);
     // The engine opens its detail log when the test starts: from then on Ctrl-C ends the test.
-    for (let i = 0; i < 200 && !existsSync(join(out, 'mlperf_log_detail.txt')); i++) await new Promise((res) => setTimeout(res, 50));
+    for (let i = 0; i < 200 && !existsSync(join(out, 'mlperf_log_detail.txt')); i++)
+      await new Promise((res) => setTimeout(res, 50));
     s.child.kill('SIGINT');
     const r = await s.done;
     expect(r.code).toBe(130);
@@ -166,13 +198,18 @@ describe('loadgen run with servers', () => {
 describe('loadgen serve', () => {
   test('starts the servers, prints their URLs, stops them on SIGTERM', async () => {
     const out = join(dir, 'serve');
-    const file = writeConfig(dir, `servers:\n${sim('s1', ', load-time-ms: 200')}  - { name: s2, backend: simulator, flavor: sglang, model: sim-m, port: auto, stop-grace-s: 3, warmup-requests: 0 }\n`, 'serve.yaml');
+    const file = writeConfig(
+      dir,
+      `servers:\n${sim('s1', ', load-time-ms: 200')}  - { name: s2, backend: simulator, flavor: sglang, model: sim-m, port: auto, stop-grace-s: 3, warmup-requests: 0 }\n`,
+      'serve.yaml',
+    );
     const s = start(['serve', '--config', file, '--output-dir', out]);
     await s.waitStderr(/serving until Ctrl-C/);
     const pids = serverPids(s.stderr());
     started.push(...pids);
     // The URLs go to stdout before that note: wait (bounded) for both.
-    for (let i = 0; i < 50 && (s.stdout().match(/http:\/\/\S+/g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (s.stdout().match(/http:\/\/\S+/g) ?? []).length < 2; i++)
+      await new Promise((r) => setTimeout(r, 100));
     const stdoutUrls = s.stdout().match(/http:\/\/\S+/g) ?? [];
     expect(stdoutUrls.length).toBe(2);
     const info = (await (await fetch(`${stdoutUrls[1]}/get_server_info`)).json()) as { version: string };

@@ -15,8 +15,8 @@ test('non-default args and the engine config line, verbatim', () => {
   writeFileSync(
     p,
     [
-      'INFO 09-03 16:28:10 [utils.py:328] non-default args: {\'model\': \'/models/x\', \'tensor_parallel_size\': 2}',
-      '(EngineCore_DP0 pid=7) INFO 09-03 16:28:23 [core.py:75] Initializing a V1 LLM engine (v0.10.2) with config: model=\'/models/x\', tensor_parallel_size=2, max_seq_len=32768',
+      "INFO 09-03 16:28:10 [utils.py:328] non-default args: {'model': '/models/x', 'tensor_parallel_size': 2}",
+      "(EngineCore_DP0 pid=7) INFO 09-03 16:28:23 [core.py:75] Initializing a V1 LLM engine (v0.10.2) with config: model='/models/x', tensor_parallel_size=2, max_seq_len=32768",
       'INFO:     Application startup complete.',
     ].join('\n'),
   );

@@ -39,20 +39,44 @@ test('URL password, API key and server env secret: sent where they belong, writt
   try {
     const url = sim.url.replace('http://', `http://${USER}:${encodeURIComponent(PASSWORD)}@`);
     const out = join(dir, 'out');
-    const config = writeConfig(dir, [
-      'servers:',
-      '  - name: launched',
-      '    backend: simulator',
-      '    model: sim-model',
-      '    port: auto',
-      '    startup-timeout-s: 30',
-      '    stop-grace-s: 3',
-      `    env: { HF_TOKEN: ${ENV_SECRET}, PLAIN_SETTING: visible-value }`,
-      '    simulator: { output-length: 8 }',
-      '',
-    ].join('\n'));
-    const r = await runCli(['run', '--config', config, '--endpoint', url, '--api-key', API_KEY, '--scenario', 'Offline', '--mode', 'accuracy',
-      '--synthetic', '16/8', '--synthetic-samples', '48', '--model', 'sim-model', '--output-dir', out, '--metrics-interval', '0.2']);
+    const config = writeConfig(
+      dir,
+      [
+        'servers:',
+        '  - name: launched',
+        '    backend: simulator',
+        '    model: sim-model',
+        '    port: auto',
+        '    startup-timeout-s: 30',
+        '    stop-grace-s: 3',
+        `    env: { HF_TOKEN: ${ENV_SECRET}, PLAIN_SETTING: visible-value }`,
+        '    simulator: { output-length: 8 }',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli([
+      'run',
+      '--config',
+      config,
+      '--endpoint',
+      url,
+      '--api-key',
+      API_KEY,
+      '--scenario',
+      'Offline',
+      '--mode',
+      'accuracy',
+      '--synthetic',
+      '16/8',
+      '--synthetic-samples',
+      '48',
+      '--model',
+      'sim-model',
+      '--output-dir',
+      out,
+      '--metrics-interval',
+      '0.2',
+    ]);
     started.push(...serverPids(r.stderr));
     expect(r.code, r.stderr).toBe(0);
     expect(await allGone(serverPids(r.stderr))).toBe(true);
@@ -68,10 +92,33 @@ test('URL password, API key and server env secret: sent where they belong, writt
     expect(res.servers.servers[0].commandLine).toMatch(/HF_TOKEN=\*\*\* /);
     expect(res.run.command).toEqual(expect.arrayContaining(['--api-key', '***']));
 
-    const secrets = [PASSWORD, encodeURIComponent(PASSWORD), 'URLSECRET', BASIC, API_KEY, 'APIKEYSECRET', ENV_SECRET, 'ENVSECRET', 'visible-value'];
+    const secrets = [
+      PASSWORD,
+      encodeURIComponent(PASSWORD),
+      'URLSECRET',
+      BASIC,
+      API_KEY,
+      'APIKEYSECRET',
+      ENV_SECRET,
+      'ENVSECRET',
+      'visible-value',
+    ];
     const written = files(out);
-    expect(written.map((f) => f.slice(out.length + 1))).toEqual(expect.arrayContaining(['results.json', 'result_summary.json', 'report.html', 'run-state.json', 'mlperf_log_detail.txt', 'servers/launched.log']));
-    for (const [what, text] of [...written.map((f) => [f, readFileSync(f, 'latin1')] as const), ['stdout', r.stdout] as const, ['stderr', r.stderr] as const]) {
+    expect(written.map((f) => f.slice(out.length + 1))).toEqual(
+      expect.arrayContaining([
+        'results.json',
+        'result_summary.json',
+        'report.html',
+        'run-state.json',
+        'mlperf_log_detail.txt',
+        'servers/launched.log',
+      ]),
+    );
+    for (const [what, text] of [
+      ...written.map((f) => [f, readFileSync(f, 'latin1')] as const),
+      ['stdout', r.stdout] as const,
+      ['stderr', r.stderr] as const,
+    ]) {
       for (const s of secrets) expect(text.includes(s), `${s} in ${what}`).toBe(false);
     }
   } finally {

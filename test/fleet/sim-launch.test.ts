@@ -42,7 +42,13 @@ describe('loadgen sim as a launched server', () => {
     await s.waitStderr(/listening on (http:\/\/\S+)/);
     const url = /listening on (http:\/\/\S+)/.exec(s.stderr())![1];
     expect(await status(`${url}/health`)).toBe(503);
-    expect(await status(`${url}/v1/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', prompt: [1, 2], max_tokens: 2 }), headers: { 'content-type': 'application/json' } })).toBe(503);
+    expect(
+      await status(`${url}/v1/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'm', prompt: [1, 2], max_tokens: 2 }),
+        headers: { 'content-type': 'application/json' },
+      }),
+    ).toBe(503);
     expect(await status(`${url}/version`)).toBe(503);
     await s.waitStderr(/Application startup complete/);
     expect(await status(`${url}/health`)).toBe(200);
@@ -57,7 +63,17 @@ describe('loadgen sim as a launched server', () => {
 
   test('refuse-while-loading: no port until loaded, as vLLM', async () => {
     const port = await freePort();
-    const s = start(['sim', '--port', String(port), '--no-precise-pacing', '--model', 'm', '--load-time-ms', '2000', '--refuse-while-loading']);
+    const s = start([
+      'sim',
+      '--port',
+      String(port),
+      '--no-precise-pacing',
+      '--model',
+      'm',
+      '--load-time-ms',
+      '2000',
+      '--refuse-while-loading',
+    ]);
     spawned.push(s);
     await s.waitStderr(/Loading safetensors checkpoint shards: 0%/);
     expect(await status(`http://127.0.0.1:${port}/health`)).toBe('ECONNREFUSED');
@@ -69,11 +85,32 @@ describe('loadgen sim as a launched server', () => {
   });
 
   test('SGLang-style engine flags map to the simulator (served name, slots, context, stream interval)', async () => {
-    const s = sim(['--flavor', 'sglang', '--model-path', 'org/m', '--max-running-requests', '6', '--context-length', '2048', '--stream-interval', '3', '--tp-size', '2', '--disable-cuda-graph', '--load-time-ms', '0']);
+    const s = sim([
+      '--flavor',
+      'sglang',
+      '--model-path',
+      'org/m',
+      '--max-running-requests',
+      '6',
+      '--context-length',
+      '2048',
+      '--stream-interval',
+      '3',
+      '--tp-size',
+      '2',
+      '--disable-cuda-graph',
+      '--load-time-ms',
+      '0',
+    ]);
     await s.waitStderr(/API server on (http:\/\/\S+)/);
     const url = /API server on (http:\/\/\S+)/.exec(s.stderr())![1];
     const info = (await (await fetch(`${url}/get_server_info`)).json()) as Record<string, unknown>;
-    expect(info).toMatchObject({ model_path: 'org/m', max_running_requests: 6, context_length: 2048, stream_interval: 3 });
+    expect(info).toMatchObject({
+      model_path: 'org/m',
+      max_running_requests: 6,
+      context_length: 2048,
+      stream_interval: 3,
+    });
     expect(s.stderr()).toMatch(/server_args=ServerArgs\(model_path="org\/m", .*tpSize=2.*disableCudaGraph=true/);
     s.child.kill('SIGTERM');
     expect((await s.done).code).toBe(0);
@@ -87,7 +124,11 @@ describe('loadgen sim as a launched server', () => {
   });
 
   test('crash-after-ms: exit 1 with the engine error after being ready', async () => {
-    const r = await runCli(['sim', '--port', '0', '--model', 'm', '--crash-after-ms', '200', '--no-precise-pacing'], undefined, 30_000);
+    const r = await runCli(
+      ['sim', '--port', '0', '--model', 'm', '--crash-after-ms', '200', '--no-precise-pacing'],
+      undefined,
+      30_000,
+    );
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+\n$/);
     expect(r.stderr).toMatch(/EngineCore encountered a fatal error: after 200 ms \(--crash-after-ms\)/);

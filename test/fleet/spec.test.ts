@@ -11,9 +11,18 @@ const ok = { name: 's', backend: 'vllm', model: 'm' };
 
 describe('validation', () => {
   const cases: Array<[unknown, RegExp]> = [
-    [[{ ...ok, engineArgs: { tensorParalelSize: 2 } }], /'servers\[0\]\.engineArgs\.tensorParalelSize' is not a known key .*tensorParallelSize.*extra-args/],
-    [[{ ...ok, 'engine-args': { 'max-num-seqs': 0 } }], /'servers\[0\]\.engine-args\.max-num-seqs' must be an integer >= 1, got number 0/],
-    [[{ ...ok, engineArgs: { gpuMemoryUtilization: 1.5 } }], /'servers\[0\]\.engineArgs\.gpuMemoryUtilization' must be a number in \(0, 1\]/],
+    [
+      [{ ...ok, engineArgs: { tensorParalelSize: 2 } }],
+      /'servers\[0\]\.engineArgs\.tensorParalelSize' is not a known key .*tensorParallelSize.*extra-args/,
+    ],
+    [
+      [{ ...ok, 'engine-args': { 'max-num-seqs': 0 } }],
+      /'servers\[0\]\.engine-args\.max-num-seqs' must be an integer >= 1, got number 0/,
+    ],
+    [
+      [{ ...ok, engineArgs: { gpuMemoryUtilization: 1.5 } }],
+      /'servers\[0\]\.engineArgs\.gpuMemoryUtilization' must be a number in \(0, 1\]/,
+    ],
     [[{ ...ok, engineArgs: { cudaGraphs: 'no' } }], /'servers\[0\]\.engineArgs\.cudaGraphs' must be true or false/],
     [[{ ...ok, gpu: 2 }], /'servers\[0\]\.gpu' is not a known key/],
     [[{ ...ok, backend: 'tgi' }], /'servers\[0\]\.backend' must be one of vllm, sglang, custom, simulator/],
@@ -24,13 +33,19 @@ describe('validation', () => {
     [[{ name: 's', backend: 'custom' }], /'servers\[0\]\.command' is required for backend custom/],
     [[{ ...ok, command: ['x'] }], /'servers\[0\]\.command' applies only to backend custom/],
     [[{ ...ok, gpus: [0, 0] }], /'servers\[0\]\.gpus' GPU 0 is listed twice/],
-    [[{ ...ok, gpus: 3, engineArgs: { tensorParallelSize: 2 } }], /'servers\[0\]\.gpus' has 3 GPUs, which tensor-parallel-size 2 does not divide/],
+    [
+      [{ ...ok, gpus: 3, engineArgs: { tensorParallelSize: 2 } }],
+      /'servers\[0\]\.gpus' has 3 GPUs, which tensor-parallel-size 2 does not divide/,
+    ],
     [[{ ...ok, port: 70000 }], /'servers\[0\]\.port' must be an integer >= 1 and <= 65535/],
     [[{ ...ok, nodes: ['g1'], port: 'auto' }], /'servers\[0\]\.port' must be a number for servers on ssh nodes/],
     [[{ ...ok, ssh: { user: 'x' } }], /'servers\[0\]\.ssh' needs nodes/],
     [[{ ...ok, nodes: ['g1'], ssh: { usr: 'x' } }], /'servers\[0\]\.ssh\.usr' is not a known key/],
     [[{ ...ok, simulator: { loadTimeMs: 1 } }], /'servers\[0\]\.simulator' applies only to backend simulator/],
-    [[{ name: 's', backend: 'simulator', model: 'm', simulator: { loadTime: 1 } }], /'servers\[0\]\.simulator\.loadTime' is not a known key/],
+    [
+      [{ name: 's', backend: 'simulator', model: 'm', simulator: { loadTime: 1 } }],
+      /'servers\[0\]\.simulator\.loadTime' is not a known key/,
+    ],
     [[{ ...ok, env: { 'A-B': 1 } }], /'servers\[0\]\.env\.A-B' is not a valid environment variable name/],
     [[{ ...ok, healthPath: 'health' }], /'servers\[0\]\.healthPath' must start with '\/'/],
     [[ok, { ...ok }], /'servers\[1\]\.name' repeats the name "s"/],
@@ -42,8 +57,25 @@ describe('validation', () => {
   });
 
   test('kebab-case and camelCase keys; defaults', () => {
-    const [s] = parseServersSection([{ name: 's', backend: 'sglang', model: 'm', 'startup-timeout-s': 5, 'warmup-requests': 0, 'extra-args': ['--enable-metrics'] }]);
-    expect(s).toMatchObject({ port: 30000, host: '127.0.0.1', startupTimeoutS: 5, warmupRequests: 0, extraArgs: ['--enable-metrics'], healthPath: '/health', stopGraceS: 30 });
+    const [s] = parseServersSection([
+      {
+        name: 's',
+        backend: 'sglang',
+        model: 'm',
+        'startup-timeout-s': 5,
+        'warmup-requests': 0,
+        'extra-args': ['--enable-metrics'],
+      },
+    ]);
+    expect(s).toMatchObject({
+      port: 30000,
+      host: '127.0.0.1',
+      startupTimeoutS: 5,
+      warmupRequests: 0,
+      extraArgs: ['--enable-metrics'],
+      healthPath: '/health',
+      stopGraceS: 30,
+    });
   });
 });
 
@@ -52,24 +84,42 @@ describe('through the config file and the CLI', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('readConfigFile puts the file name in front', () => {
-    const file = writeConfig(dir, 'scenario: Server\nservers:\n  - { name: a, backend: vllm, model: m, engine-args: { max-num-seq: 8 } }\n', 'bad.yaml');
-    expect(() => readConfigFile(file)).toThrow(`config file ${file}: 'servers[0].engine-args.max-num-seq' is not a known key`);
+    const file = writeConfig(
+      dir,
+      'scenario: Server\nservers:\n  - { name: a, backend: vllm, model: m, engine-args: { max-num-seq: 8 } }\n',
+      'bad.yaml',
+    );
+    expect(() => readConfigFile(file)).toThrow(
+      `config file ${file}: 'servers[0].engine-args.max-num-seq' is not a known key`,
+    );
   });
 
   test('loadgen run: exit 2, the key named, no stack trace, no server started', async () => {
-    const file = writeConfig(dir, 'scenario: Server\nservers:\n  - { name: a, backend: simulator, model: m, engine-args: { tensor-paralel-size: 2 } }\n', 'bad-run.yaml');
+    const file = writeConfig(
+      dir,
+      'scenario: Server\nservers:\n  - { name: a, backend: simulator, model: m, engine-args: { tensor-paralel-size: 2 } }\n',
+      'bad-run.yaml',
+    );
     const r = await runCli(['run', '--config', file, '--output-dir', `${dir}/out`]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^loadgen run: config file .*: 'servers\[0\]\.engine-args\.tensor-paralel-size' is not a known key/);
+    expect(r.stderr).toMatch(
+      /^loadgen run: config file .*: 'servers\[0\]\.engine-args\.tensor-paralel-size' is not a known key/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stderr).not.toMatch(/server a: pid/);
   });
 
   test('loadgen serve --dry-run prints the command lines, ssh included', async () => {
-    const file = writeConfig(dir, 'servers:\n  - { name: big, backend: vllm, model: org/m, gpus: 4, port: 8000, nodes: [gpu1], ssh: { user: ml }, engine-args: { tensor-parallel-size: 4, kv-cache-dtype: fp8 } }\n', 'dry.yaml');
+    const file = writeConfig(
+      dir,
+      'servers:\n  - { name: big, backend: vllm, model: org/m, gpus: 4, port: 8000, nodes: [gpu1], ssh: { user: ml }, engine-args: { tensor-parallel-size: 4, kv-cache-dtype: fp8 } }\n',
+      'dry.yaml',
+    );
     const r = await runCli(['serve', '--config', file, '--dry-run']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe("# big -> http://gpu1:8000\nssh -tt -o BatchMode=yes ml@gpu1 -- 'CUDA_VISIBLE_DEVICES=0,1,2,3 PYTHONUNBUFFERED=1 exec vllm serve org/m --host 0.0.0.0 --port 8000 --tensor-parallel-size 4 --kv-cache-dtype fp8'\n");
+    expect(r.stdout).toBe(
+      "# big -> http://gpu1:8000\nssh -tt -o BatchMode=yes ml@gpu1 -- 'CUDA_VISIBLE_DEVICES=0,1,2,3 PYTHONUNBUFFERED=1 exec vllm serve org/m --host 0.0.0.0 --port 8000 --tensor-parallel-size 4 --kv-cache-dtype fp8'\n",
+    );
   });
 
   test('loadgen serve without servers: exit 2', async () => {

@@ -94,7 +94,9 @@ describe('the public entries', () => {
   });
 
   it('no entry exports an internal', () => {
-    const leaked = [...names].flatMap(([spec, list]) => list.filter((n) => INTERNAL.includes(n)).map((n) => `${spec}: ${n}`));
+    const leaked = [...names].flatMap(([spec, list]) =>
+      list.filter((n) => INTERNAL.includes(n)).map((n) => `${spec}: ${n}`),
+    );
     expect(leaked).toEqual([]);
   });
 
@@ -119,18 +121,29 @@ describe('API.md', () => {
 
   it('has a heading for every runtime export, in its entry section', () => {
     const headings = apiHeadings();
-    const missing = ENTRIES.flatMap((e) => names.get(e.specifier)!.filter((n) => !(headings.get(e.specifier) ?? []).includes(n)).map((n) => `${e.specifier}: ${n}`));
+    const missing = ENTRIES.flatMap((e) =>
+      names
+        .get(e.specifier)!
+        .filter((n) => !(headings.get(e.specifier) ?? []).includes(n))
+        .map((n) => `${e.specifier}: ${n}`),
+    );
     expect(missing).toEqual([]);
   });
 
   it('has no heading for a name the entry does not export (### is for exports, #### for the rest)', () => {
     const headings = apiHeadings();
-    const stale = ENTRIES.flatMap((e) => (headings.get(e.specifier) ?? []).filter((h) => !names.get(e.specifier)!.includes(h)).map((h) => `${e.specifier}: ${h}`));
+    const stale = ENTRIES.flatMap((e) =>
+      (headings.get(e.specifier) ?? [])
+        .filter((h) => !names.get(e.specifier)!.includes(h))
+        .map((h) => `${e.specifier}: ${h}`),
+    );
     expect(stale).toEqual([]);
   });
 
   it('names each export once per entry', () => {
-    const dup = [...apiHeadings()].flatMap(([spec, hs]) => hs.filter((h, i) => hs.indexOf(h) !== i).map((h) => `${spec}: ${h}`));
+    const dup = [...apiHeadings()].flatMap(([spec, hs]) =>
+      hs.filter((h, i) => hs.indexOf(h) !== i).map((h) => `${spec}: ${h}`),
+    );
     expect(dup).toEqual([]);
   });
 });

@@ -51,7 +51,9 @@ beforeAll(async () => {
     };
     process.stdout.write(JSON.stringify({ esm, cjs, shared }));
   `;
-  loaded = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' }));
+  loaded = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' }),
+  );
 }, 180_000);
 
 describe('dist/ entries', () => {
@@ -64,7 +66,12 @@ describe('dist/ entries', () => {
   });
 
   it('entries share their modules (one LoadgenError, one readRunLogs) in ESM and in CJS', () => {
-    expect(loaded.shared).toEqual({ esmErrorBase: true, cjsErrorBase: true, esmSameFunction: true, cjsSameFunction: true });
+    expect(loaded.shared).toEqual({
+      esmErrorBase: true,
+      cjsErrorBase: true,
+      esmSameFunction: true,
+      cjsSameFunction: true,
+    });
   });
 
   describe('types', () => {
@@ -92,16 +99,22 @@ describe('dist/ entries', () => {
         types: ['node'],
         typeRoots: [join(REPO_ROOT, 'node_modules', '@types')],
       });
-      const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
       expect(problems).toEqual([]);
 
       const checker = program.getTypeChecker();
-      for (const [file, ext] of [['esm.mts', '.d.ts'], ['cjs.cts', '.d.cts']] as const) {
+      for (const [file, ext] of [
+        ['esm.mts', '.d.ts'],
+        ['cjs.cts', '.d.cts'],
+      ] as const) {
         const source = program.getSourceFile(join(dir, file))!;
         const specs: ts.Expression[] = [];
         source.forEachChild((n) => {
           if (ts.isImportDeclaration(n)) specs.push(n.moduleSpecifier);
-          if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) specs.push(n.moduleReference.expression);
+          if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference))
+            specs.push(n.moduleReference.expression);
         });
         for (const [i, spec] of specs.entries()) {
           const entry = ENTRIES[i];

@@ -18,7 +18,19 @@ function layerOf(file: string): string {
 
 // What each layer may import (besides itself). Areas sit between core and
 // run, in docs/architecture.md's order: each imports only those before it.
-const AREAS = ['dataset', 'sim', 'resume', 'sut', 'accuracy', 'metrics', 'cost', 'multiturn', 'fleet', 'results', 'report'];
+const AREAS = [
+  'dataset',
+  'sim',
+  'resume',
+  'sut',
+  'accuracy',
+  'metrics',
+  'cost',
+  'multiturn',
+  'fleet',
+  'results',
+  'report',
+];
 const ALLOWED: Record<string, string[]> = {
   core: [],
   ...Object.fromEntries(AREAS.map((a, i) => [a, ['core', ...AREAS.slice(0, i)]])),
@@ -60,7 +72,8 @@ describe('lib/ layers', () => {
     for (const f of listTsFiles(join(REPO_ROOT, 'lib'))) {
       const text = readFileSync(f, 'utf8');
       for (const m of text.matchAll(/class\s+(\w+)\s+extends\s+(\w*Error)\b/g)) {
-        if (m[1] !== 'LoadgenError' && (m[2] === 'Error' || m[2] === 'TypeError' || m[2] === 'RangeError')) direct.push(`${f.slice(REPO_ROOT.length + 1)}: ${m[1]}`);
+        if (m[1] !== 'LoadgenError' && (m[2] === 'Error' || m[2] === 'TypeError' || m[2] === 'RangeError'))
+          direct.push(`${f.slice(REPO_ROOT.length + 1)}: ${m[1]}`);
       }
     }
     expect(direct).toEqual([]);

@@ -33,7 +33,11 @@ describe('Prometheus text', () => {
     ].join('\n');
     const s = parsePrometheusText(text);
     expect(s).toHaveLength(5);
-    expect(s[0]).toEqual({ name: 'vllm:num_requests_running', labels: { model_name: 'm "x"\\y', engine: '0' }, value: 3 });
+    expect(s[0]).toEqual({
+      name: 'vllm:num_requests_running',
+      labels: { model_name: 'm "x"\\y', engine: '0' },
+      value: 3,
+    });
     expect(s[1].value).toBe(4);
     expect(s[2]).toEqual({ name: 'plain_metric', labels: {}, value: 7 });
     expect(s[3].labels.le).toBe('+Inf');
@@ -43,18 +47,38 @@ describe('Prometheus text', () => {
   });
 
   test('histogram quantiles interpolate within buckets, like histogram_quantile', () => {
-    const b: Array<[number, number]> = [[0.1, 50], [0.2, 90], [0.4, 100], [Infinity, 100]];
+    const b: Array<[number, number]> = [
+      [0.1, 50],
+      [0.2, 90],
+      [0.4, 100],
+      [Infinity, 100],
+    ];
     expect(bucketQuantile(b, 0.5)).toBeCloseTo(0.1, 12);
     expect(bucketQuantile(b, 0.7)).toBeCloseTo(0.15, 12);
     expect(bucketQuantile(b, 0.95)).toBeCloseTo(0.3, 12);
-    expect(bucketQuantile([[1, 0], [Infinity, 0]], 0.5)).toBeNull();
+    expect(
+      bucketQuantile(
+        [
+          [1, 0],
+          [Infinity, 0],
+        ],
+        0.5,
+      ),
+    ).toBeNull();
   });
 
   test('counter resets count from zero; memory stays bounded', () => {
     const s = new MetricsSeries(8);
-    const snap = (gen: number) => snapshotOf(parsePrometheusText(`vllm:generation_tokens_total{engine="0"} ${gen}\nvllm:num_requests_running 1\n`));
+    const snap = (gen: number) =>
+      snapshotOf(parsePrometheusText(`vllm:generation_tokens_total{engine="0"} ${gen}\nvllm:num_requests_running 1\n`));
     // 100 → 150 (+50), restart → 20 (+20), → 70 (+50)
-    for (const [t, g] of [[0, 100], [1, 150], [2, 20], [3, 70]]) s.add(t, snap(g));
+    for (const [t, g] of [
+      [0, 100],
+      [1, 150],
+      [2, 20],
+      [3, 70],
+    ])
+      s.add(t, snap(g));
     expect(s.totals.generationTokens).toBe(120);
     expect(s.resets).toBe(1);
     for (let t = 4; t < 100; t++) s.add(t, snap(70 + t));
@@ -69,7 +93,14 @@ describe('Prometheus text', () => {
 const N = 48;
 const OUT = 8;
 const shared = Array.from({ length: 16 }, (_, k) => 500 + k);
-const dataset: Dataset = { name: 'prefix', size: N, prompt: (i) => ({ tokenIds: [...shared, ...Array.from({ length: 16 }, (_, k) => 2000 + 16 * i + k)], maxTokens: OUT }) };
+const dataset: Dataset = {
+  name: 'prefix',
+  size: N,
+  prompt: (i) => ({
+    tokenIds: [...shared, ...Array.from({ length: 16 }, (_, k) => 2000 + 16 * i + k)],
+    maxTokens: OUT,
+  }),
+};
 
 describe('scraping the simulator', () => {
   for (const flavor of ['vllm', 'sglang'] as const) {
@@ -128,7 +159,16 @@ describe('scraping the simulator', () => {
       // boundaries). Nothing is generated yet, so the KV use is the running prompt's 10 tokens.
       const sim = await startSimulator({ flavor, maxRunningSeqs: 4, maxModelLen: 1000, decodeStepNs: 10e9 });
       const pending = Array.from({ length: 6 }, (_, i) =>
-        fetch(`${sim.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim-model', prompt: Array.from({ length: 10 }, (_, k) => 50 + i + k), max_tokens: 4, stream: true }) }).then(
+        fetch(`${sim.url}/v1/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'sim-model',
+            prompt: Array.from({ length: 10 }, (_, k) => 50 + i + k),
+            max_tokens: 4,
+            stream: true,
+          }),
+        }).then(
           (r) => r.text().catch(() => undefined),
           () => undefined,
         ),

@@ -68,11 +68,21 @@ describe('readConversations', () => {
       {
         name: 'conversations',
         type: 'STRING',
-        data: [JSON.stringify([{ from: 'human', value: 'a' }, { from: 'gpt', value: 'b' }, { from: 'human', value: 'c' }]), JSON.stringify([{ from: 'human', value: 'd' }])],
+        data: [
+          JSON.stringify([
+            { from: 'human', value: 'a' },
+            { from: 'gpt', value: 'b' },
+            { from: 'human', value: 'c' },
+          ]),
+          JSON.stringify([{ from: 'human', value: 'd' }]),
+        ],
       },
     ]);
     const convs = await readConversations(path);
-    expect(convs.map((c) => [c.id, c.turns.length])).toEqual([['p1', 2], ['p2', 1]]);
+    expect(convs.map((c) => [c.id, c.turns.length])).toEqual([
+      ['p1', 2],
+      ['p2', 1],
+    ]);
     expect(convs[1]!.source).toEqual({ file: path, row: 1 });
   });
 
@@ -88,17 +98,24 @@ describe('readConversations', () => {
       writeFileSync(tmp.file(name), text);
       return tmp.file(name);
     };
-    expect((await readError(bad('json.jsonl', '{"turns":[{"user":"a"}]}\n{oops\n'))).message).toMatch(/json\.jsonl: line 2: invalid JSON/);
+    expect((await readError(bad('json.jsonl', '{"turns":[{"user":"a"}]}\n{oops\n'))).message).toMatch(
+      /json\.jsonl: line 2: invalid JSON/,
+    );
     expect((await readError(bad('shape.jsonl', '{"prompt":"x"}\n'))).message).toMatch(/line 1: not a conversation/);
-    expect((await readError(bad('dup.jsonl', '{"id":"a","turns":[{"user":"x"}]}\n{"id":"a","turns":[{"user":"y"}]}\n'))).message).toMatch(
-      /line 2: conversation id 'a' is used twice \(first at line 1\)/,
-    );
-    expect((await readError(bad('think.jsonl', '{"turns":[{"user":"x"},{"user":"y","think_time_ms":-1}]}\n'))).message).toMatch(
-      /line 1: turn 1: 'think_time_ms' must be a number >= 0/,
-    );
-    expect((await readError(bad('calls.jsonl', '{"turns":[{"user":"x","expected_tool_calls":[{"name":"f","arguments":"{no"}]}]}\n'))).message).toMatch(
-      /turn 0: expected_tool_calls\[0\]\.arguments must be a JSON object/,
-    );
+    expect(
+      (await readError(bad('dup.jsonl', '{"id":"a","turns":[{"user":"x"}]}\n{"id":"a","turns":[{"user":"y"}]}\n')))
+        .message,
+    ).toMatch(/line 2: conversation id 'a' is used twice \(first at line 1\)/);
+    expect(
+      (await readError(bad('think.jsonl', '{"turns":[{"user":"x"},{"user":"y","think_time_ms":-1}]}\n'))).message,
+    ).toMatch(/line 1: turn 1: 'think_time_ms' must be a number >= 0/);
+    expect(
+      (
+        await readError(
+          bad('calls.jsonl', '{"turns":[{"user":"x","expected_tool_calls":[{"name":"f","arguments":"{no"}]}]}\n'),
+        )
+      ).message,
+    ).toMatch(/turn 0: expected_tool_calls\[0\]\.arguments must be a JSON object/);
     expect((await readError(tmp.file('missing.jsonl'))).message).toMatch(/missing\.jsonl: no such file/);
     expect((await readError(bad('empty.jsonl', '\n'))).message).toMatch(/no conversations/);
   });
@@ -107,13 +124,24 @@ describe('readConversations', () => {
 describe('converters', () => {
   const p = { file: 'x.jsonl', line: 1 };
   it('ShareGPT: unknown roles and no human message are errors', () => {
-    expect(() => fromShareGpt({ conversations: [{ from: 'robot', value: 'x' }] }, p, 0)).toThrow(/line 1: turn 0: conversations\[0\]\.from 'robot'/);
+    expect(() => fromShareGpt({ conversations: [{ from: 'robot', value: 'x' }] }, p, 0)).toThrow(
+      /line 1: turn 0: conversations\[0\]\.from 'robot'/,
+    );
     expect(() => fromShareGpt({ conversations: [{ from: 'gpt', value: 'x' }] }, p, 0)).toThrow(/no human message/);
   });
   it('OpenAI: a tool answer needs its call', () => {
-    expect(() => fromOpenAiMessages({ messages: [{ role: 'user', content: 'a' }, { role: 'tool', tool_call_id: 'zz', content: '1' }] }, p, 0)).toThrow(
-      /turn 0: messages\[1\]: cannot tell which tool/,
-    );
+    expect(() =>
+      fromOpenAiMessages(
+        {
+          messages: [
+            { role: 'user', content: 'a' },
+            { role: 'tool', tool_call_id: 'zz', content: '1' },
+          ],
+        },
+        p,
+        0,
+      ),
+    ).toThrow(/turn 0: messages\[1\]: cannot tell which tool/);
   });
   it('a bare list of messages is an OpenAI conversation; ids default to the position', () => {
     const c = toConversation([{ role: 'user', content: 'a' }], p, 7);

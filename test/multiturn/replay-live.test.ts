@@ -24,8 +24,17 @@ type Msg = { role: string; content: string | null; tool_calls?: unknown[]; tool_
 const messagesOf = (r: SimRequestRecord): Msg[] => (r.body as { messages: Msg[] }).messages;
 const chatRecords = (recs: SimRequestRecord[]) => recs.filter((r) => r.path === '/v1/chat/completions');
 
-async function live(url: string, file: string, extra: Partial<Parameters<typeof createLiveSut>[0]> = {}): Promise<LiveSut> {
-  const sut = await createLiveSut({ endpoints: [url], conversations: await readConversations(fixture(file)), sampling: { maxTokens: 6 }, ...extra });
+async function live(
+  url: string,
+  file: string,
+  extra: Partial<Parameters<typeof createLiveSut>[0]> = {},
+): Promise<LiveSut> {
+  const sut = await createLiveSut({
+    endpoints: [url],
+    conversations: await readConversations(fixture(file)),
+    sampling: { maxTokens: 6 },
+    ...extra,
+  });
   lives.push(sut);
   return sut;
 }
@@ -36,7 +45,9 @@ describe('replay', () => {
     const convs = await readConversations(fixture('chat.jsonl'));
     const ds = replayDataset(convs, { maxTokens: 4 });
     expect(ds.size).toBe(5);
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: ds, api: 'chat', workers: 0, recordTimings: true }));
+    const llm = track(
+      await createLlmSut({ endpoints: [s.url], dataset: ds, api: 'chat', workers: 0, recordTimings: true }),
+    );
     const { result } = await accuracyRun(llm, TestScenario.Offline);
     expect(result.accuracyLogEntries).toBe(5);
     // Without the probe's test request.
@@ -50,7 +61,11 @@ describe('replay', () => {
     const report = replayReport(ds, (await llm.report()).timings);
     expect(report.sample).toBe('turn');
     expect(report.turns).toEqual({ total: 5, completed: 5, failed: 0 });
-    expect(report.perTurn.map((t) => [t.turn, t.requests])).toEqual([[0, 2], [1, 2], [2, 1]]);
+    expect(report.perTurn.map((t) => [t.turn, t.requests])).toEqual([
+      [0, 2],
+      [1, 2],
+      [2, 1],
+    ]);
     expect(report.conversations.completed).toBe(2);
   });
 
@@ -62,7 +77,9 @@ describe('replay', () => {
     expect((second.messages as Msg[])[2]!.content).toBe('{"forecast":"sunny","high_c":21}');
     const llm = track(await createLlmSut({ endpoints: [s.url], dataset: ds, api: 'chat', workers: 0 }));
     await accuracyRun(llm, TestScenario.Offline);
-    const turns = chatRecords(s.records()).filter((x) => x.status === 200 && messagesOf(x)[0]!.content !== 'Say hello.');
+    const turns = chatRecords(s.records()).filter(
+      (x) => x.status === 200 && messagesOf(x)[0]!.content !== 'Say hello.',
+    );
     expect(turns).toHaveLength(2);
     for (const r of turns) expect((r.body as { tools: unknown[] }).tools).toHaveLength(2);
   });
@@ -70,7 +87,12 @@ describe('replay', () => {
 
 describe('live', () => {
   it('Offline: turns in order per conversation, think time honoured, history from the model, prefix-cache hits', async () => {
-    const s = await sim({ decodeStepNs: 200_000, prefillNsPerToken: 10_000, prefixCache: true, prefixCacheBlockTokens: 4 });
+    const s = await sim({
+      decodeStepNs: 200_000,
+      prefillNsPerToken: 10_000,
+      prefixCache: true,
+      prefixCacheBlockTokens: 4,
+    });
     const sut = await live(s.url, 'chat.jsonl');
     const { result } = await accuracyRun(sut, TestScenario.Offline);
     expect(result.accuracyLogEntries).toBe(2);
@@ -144,13 +166,22 @@ describe('live', () => {
       expect(mt.conversations.completed).toBe(1);
       // Turn 1 expected zone UTC; the user asked for CET, so the model's call does not match.
       expect(mt.tools).toEqual({
-        requestsWithTools: 4, responsesWithToolCalls: 2, toolCallRate: 0.5, toolCalls: 2, malformed: 0, expected: 2, matched: 1, argumentAccuracy: 0.5,
+        requestsWithTools: 4,
+        responsesWithToolCalls: 2,
+        toolCallRate: 0.5,
+        toolCalls: 2,
+        malformed: 0,
+        expected: 2,
+        matched: 1,
+        argumentAccuracy: 0.5,
       });
     }
   });
 
   it('a malformed tool call is counted; the harness answers with an error and the conversation goes on', async () => {
-    const s = await sim({ faults: [{ kind: 'malformed-tool-call', count: 1, match: { path: '/v1/chat/completions' } }] });
+    const s = await sim({
+      faults: [{ kind: 'malformed-tool-call', count: 1, match: { path: '/v1/chat/completions' } }],
+    });
     const sut = await live(s.url, 'tools.jsonl');
     await accuracyRun(sut, TestScenario.Offline);
     const mt = sut.multiturnReport();
@@ -163,7 +194,9 @@ describe('live', () => {
 
   it('a server failing mid-conversation: that conversation is failed, the run goes on and completes the others', async () => {
     // The second chat request (with one conversation at a time: the first conversation's turn 1) gets a 500.
-    const s = await sim({ faults: [{ kind: 'status', status: 500, count: 1, match: { path: '/v1/chat/completions', every: 2 } }] });
+    const s = await sim({
+      faults: [{ kind: 'status', status: 500, count: 1, match: { path: '/v1/chat/completions', every: 2 } }],
+    });
     const sut = await live(s.url, 'chat.jsonl', { maxConcurrentConversations: 1, thinkTimeScale: 0 });
     const { result } = await accuracyRun(sut, TestScenario.Offline);
     expect(result.accuracyLogEntries).toBe(2);

@@ -7,12 +7,22 @@ import type { Simulator } from '../../lib/sim/types.js';
 import { httpCall, post, sseJson } from '../sim/helpers.js';
 
 const TOOLS = [
-  { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_time',
+      parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },
+    },
+  },
   {
     type: 'function',
     function: {
       name: 'get_weather',
-      parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' }, metric: { type: 'boolean' } }, required: ['city'] },
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string' }, days: { type: 'integer' }, metric: { type: 'boolean' } },
+        required: ['city'],
+      },
     },
   },
 ];
@@ -80,7 +90,11 @@ describe('simulator tool calls', () => {
       const after = await post(sim.url, '/v1/chat/completions', {
         model: 'sim-model',
         max_tokens: 4,
-        messages: [...messages, { role: 'assistant', content: null, tool_calls: [tc] }, { role: 'tool', tool_call_id: tc.id, content: '12:00' }],
+        messages: [
+          ...messages,
+          { role: 'assistant', content: null, tool_calls: [tc] },
+          { role: 'tool', tool_call_id: tc.id, content: '12:00' },
+        ],
         tools: TOOLS,
       });
       const text = JSON.parse(after.body);
@@ -93,7 +107,13 @@ describe('simulator tool calls', () => {
     sim = await startSimulator();
     for (const extra of [{}, { tool_choice: 'none' }]) {
       const content = extra.tool_choice ? 'get_time zone=UTC' : 'what time is it';
-      const res = await post(sim.url, '/v1/chat/completions', { model: 'sim-model', max_tokens: 3, messages: [{ role: 'user', content }], tools: TOOLS, ...extra });
+      const res = await post(sim.url, '/v1/chat/completions', {
+        model: 'sim-model',
+        max_tokens: 3,
+        messages: [{ role: 'user', content }],
+        tools: TOOLS,
+        ...extra,
+      });
       expect(JSON.parse(res.body).choices[0].finish_reason).toBe('length');
     }
   });
@@ -132,7 +152,11 @@ describe('simulator prefix cache', () => {
 
   it('off by default: no cachedTokens in the records', async () => {
     sim = await startSimulator();
-    await post(sim.url, '/v1/chat/completions', { model: 'sim-model', max_tokens: 2, messages: [{ role: 'user', content: 'x y z' }] });
+    await post(sim.url, '/v1/chat/completions', {
+      model: 'sim-model',
+      max_tokens: 2,
+      messages: [{ role: 'user', content: 'x y z' }],
+    });
     expect(sim.records()[0]!.cachedTokens).toBeUndefined();
   });
 });

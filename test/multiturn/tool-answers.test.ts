@@ -21,7 +21,9 @@ describe('ToolAnswerer', () => {
     expect(await a.answer(call('f'), 'c1', 0)).toBe('{"n":2}');
     expect(await a.answer(call('g'), 'c1', 0)).toBe('{"from":"file"}');
     expect(JSON.parse(await a.answer(call('h'), 'c1', 0))).toEqual({ error: "no recorded result for tool 'h'" });
-    expect(JSON.parse(await a.answer(call('f', '{"x":'), 'c1', 0))).toEqual({ error: 'the arguments were not valid JSON' });
+    expect(JSON.parse(await a.answer(call('f', '{"x":'), 'c1', 0))).toEqual({
+      error: 'the arguments were not valid JSON',
+    });
   });
 
   it('a handler answers everything it is given, with the conversation and turn', async () => {
@@ -34,13 +36,19 @@ describe('ToolAnswerer', () => {
     });
     expect(await a.answer(call('f', '{"a":1}'), 'conv', 2)).toBe('from handler');
     expect(await a.answer(call('z'), 'conv', 2)).toBe('{"ok":true}');
-    expect(seen).toEqual([['conv', 2, 'f', { a: 1 }], ['conv', 2, 'z', {}]]);
+    expect(seen).toEqual([
+      ['conv', 2, 'f', { a: 1 }],
+      ['conv', 2, 'z', {}],
+    ]);
   });
 });
 
 describe('loadgen sim flags', () => {
   it('--prefix-cache and --prefix-cache-block-tokens', () => {
-    expect(simOptionsFromFlags({ prefixCache: true, prefixCacheBlockTokens: 32 } as never)).toMatchObject({ prefixCache: true, prefixCacheBlockTokens: 32 });
+    expect(simOptionsFromFlags({ prefixCache: true, prefixCacheBlockTokens: 32 } as never)).toMatchObject({
+      prefixCache: true,
+      prefixCacheBlockTokens: 32,
+    });
     expect(simOptionsFromFlags({} as never).prefixCache).toBeUndefined();
   });
 });

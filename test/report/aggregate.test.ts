@@ -37,7 +37,10 @@ describe('three Server runs of a custom SUT (traces, no results.json samples)', 
     // The detail log has 6 significant digits; the sums are of those figures.
     const qps = inputs.reduce((s, i) => s + i.logs.summary.completedSamplesPerSecond!, 0);
     expect(a.throughput.qps).toBeCloseTo(qps, 9);
-    expect(a.throughput.qps).toBeCloseTo(recs.reduce((s, r) => s + r.result.completedSamplesPerSecond!, 0), 0);
+    expect(a.throughput.qps).toBeCloseTo(
+      recs.reduce((s, r) => s + r.result.completedSamplesPerSecond!, 0),
+      0,
+    );
     expect(a.throughput.qpsRuns).toBe(3);
     expect(a.throughput.samplesPerSecond).toBeCloseTo(qps, 9);
     expect(a.throughput.tokensPerSecond).toBeNull();
@@ -58,7 +61,7 @@ describe('three Server runs of a custom SUT (traces, no results.json samples)', 
     expect(a.latencyMs.ttft).toBeNull();
   });
 
-  test('without traces: bounds from the runs\' percentiles, which hold the exact merged value', () => {
+  test("without traces: bounds from the runs' percentiles, which hold the exact merged value", () => {
     const exact = aggregateRuns(inputs).latencyMs.latency!;
     const bounded = aggregateRuns(inputs.map((i) => ({ ...i, traceLatencyNs: null })));
     const b = bounded.latencyMs.latency!;
@@ -70,14 +73,20 @@ describe('three Server runs of a custom SUT (traces, no results.json samples)', 
       expect(exact[k]).toBeGreaterThanOrEqual(b.lowerBound![k]);
     }
     // Mean weighted by sample counts (each run's mean is an integer ns).
-    expect(b.mean! * 1e6).toBeCloseTo(recs.reduce((s, r) => s + r.result.latency!.mean * r.result.counts.samples, 0) / bounded.counts.samples!, 0);
+    expect(b.mean! * 1e6).toBeCloseTo(
+      recs.reduce((s, r) => s + r.result.latency!.mean * r.result.counts.samples, 0) / bounded.counts.samples!,
+      0,
+    );
     expect(bounded.notes.some((n) => n.startsWith('latency percentiles are bounds'))).toBe(true);
   });
 });
 
 describe('two LLM runs (results.json samples)', () => {
   test('TTFT/TPOT merged exactly from results.json; tokens/s summed', async () => {
-    const recs = [await llmRecord({ queries: 80, qps: 160, minDurationMs: 500 }), await llmRecord({ queries: 80, qps: 160, minDurationMs: 500 })];
+    const recs = [
+      await llmRecord({ queries: 80, qps: 160, minDurationMs: 500 }),
+      await llmRecord({ queries: 80, qps: 160, minDurationMs: 500 }),
+    ];
     for (const r of recs) {
       await writeRunOutputs(r);
       // Without the trace, latency too must come from results.json.
@@ -85,7 +94,10 @@ describe('two LLM runs (results.json samples)', () => {
     }
     const inputs = await loadAggregateInputs(recs.map((r) => r.outdir));
     const a = aggregateRuns(inputs);
-    expect(a.throughput.tokensPerSecond).toBeCloseTo(inputs.reduce((s, i) => s + i.logs.summary.tokensPerSecond!, 0), 9);
+    expect(a.throughput.tokensPerSecond).toBeCloseTo(
+      inputs.reduce((s, i) => s + i.logs.summary.tokensPerSecond!, 0),
+      9,
+    );
     expect(a.throughput.tokensPerSecondRuns).toBe(2);
     for (const key of ['latency', 'ttft', 'tpot'] as const) {
       const m = a.latencyMs[key]!;
@@ -101,7 +113,9 @@ describe('two LLM runs (results.json samples)', () => {
 
 describe.skipIf(!HAVE_OFFICIAL_LOGS)('official runs', () => {
   test('mixed scenarios and an accuracy run: noted, not valid overall', async () => {
-    const dirs = ['Server_PerformanceOnly', 'Offline_PerformanceOnly_INVALID_minduration', 'Server_AccuracyOnly'].map(officialDir);
+    const dirs = ['Server_PerformanceOnly', 'Offline_PerformanceOnly_INVALID_minduration', 'Server_AccuracyOnly'].map(
+      officialDir,
+    );
     const a = aggregateRuns(await loadAggregateInputs(dirs));
     expect(a.scenario).toBe('mixed');
     expect(a.valid).toBe(false);
@@ -120,7 +134,13 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('official runs', () => {
   test('one run with a trace merges exactly', async () => {
     const a = aggregateRuns(await loadAggregateInputs([officialDir('SingleStream_PerformanceOnly')]));
     expect(a.valid).toBe(true);
-    expect(a.latencyMs.latency).toMatchObject({ method: 'exact', count: 1000, p50: 90 / 1e6, p99: 1883 / 1e6, p999: 19118 / 1e6 });
+    expect(a.latencyMs.latency).toMatchObject({
+      method: 'exact',
+      count: 1000,
+      p50: 90 / 1e6,
+      p99: 1883 / 1e6,
+      p999: 19118 / 1e6,
+    });
   });
 });
 

@@ -21,13 +21,35 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('official LoadGen 6.0.17 logs', () => {
     const { summary: s, detail, summaryLog } = readRunLogs(officialDir('Server_PerformanceOnly'));
     expect(s.origin).toBe('official');
     expect(s.loadgenVersion).toBe('6.0.17 @ NA');
-    expect(s).toMatchObject({ sutName: 'NullSUT', scenario: 'Server', mode: 'PerformanceOnly', valid: true, truncated: false, incomplete: false });
-    expect(s.criteria).toEqual({ perfConstraintsMet: true, minDurationMet: true, minQueriesMet: true, earlyStoppingMet: true });
+    expect(s).toMatchObject({
+      sutName: 'NullSUT',
+      scenario: 'Server',
+      mode: 'PerformanceOnly',
+      valid: true,
+      truncated: false,
+      incomplete: false,
+    });
+    expect(s.criteria).toEqual({
+      perfConstraintsMet: true,
+      minDurationMet: true,
+      minQueriesMet: true,
+      earlyStoppingMet: true,
+    });
     expect(s.metric).toEqual({ name: 'completed samples per second', value: 1033.26, unit: 'samples/s' });
     expect(s.completedSamplesPerSecond).toBe(1033.26);
     expect(s.scheduledSamplesPerSecond).toBe(1033.3);
     expect(s.tokensPerSecond).toBe(103376);
-    expect(s.latency).toEqual({ min: 873, max: 4320973, mean: 116393, p50: 76912, p90: 111253, p95: 134039, p97: 248337, p99: 1414779, p999: 3594297 });
+    expect(s.latency).toEqual({
+      min: 873,
+      max: 4320973,
+      mean: 116393,
+      p50: 76912,
+      p90: 111253,
+      p95: 134039,
+      p97: 248337,
+      p99: 1414779,
+      p999: 3594297,
+    });
     expect(s.ttft?.p99).toBe(1414348);
     expect(s.tpot).toEqual({ min: 0, max: 113, mean: 4, p50: 2, p90: 10, p95: 13, p97: 14, p99: 19, p999: 25 });
     expect(s.queries).toBe(2068);
@@ -37,7 +59,9 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('official LoadGen 6.0.17 logs', () => {
     expect(s.earlyStopping.ttftText).toBe(' * Run successful.');
     expect(detail!.entries.length).toBe(readFileSync(detail!.path, 'utf8').split('\n').filter(Boolean).length);
     // Seeds keep their exact text.
-    expect(detail!.entries.find((e) => e.key === 'effective_schedule_rng_seed')!.valueText).toBe('16159082839903944936');
+    expect(detail!.entries.find((e) => e.key === 'effective_schedule_rng_seed')!.valueText).toBe(
+      '16159082839903944936',
+    );
     expect(summaryLog!.result).toBe('VALID');
     expect(summaryLog!.fields['Completed samples per second']).toBe('1033.26');
   });
@@ -45,8 +69,15 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('official LoadGen 6.0.17 logs', () => {
   test('Offline INVALID: criteria and the recommendation', () => {
     const { summary: s } = readRunLogs(officialDir('Offline_PerformanceOnly_INVALID_minduration'));
     expect(s.valid).toBe(false);
-    expect(s.criteria).toMatchObject({ minDurationMet: false, minQueriesMet: true, earlyStoppingMet: true, perfConstraintsMet: null });
-    expect(s.invalidReasons).toEqual(['Increase expected QPS so the loadgen pre-generates a larger (coalesced) query.']);
+    expect(s.criteria).toMatchObject({
+      minDurationMet: false,
+      minQueriesMet: true,
+      earlyStoppingMet: true,
+      perfConstraintsMet: null,
+    });
+    expect(s.invalidReasons).toEqual([
+      'Increase expected QPS so the loadgen pre-generates a larger (coalesced) query.',
+    ]);
     expect(s.samplesPerSecond).toBe(2.33314e6);
     expect(s.tokensPerSecond).toBe(2.33314e8);
     expect(s.samples).toBe(1100);
@@ -73,11 +104,17 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('official LoadGen 6.0.17 logs', () => {
     }
   });
 
-  test('the trace holds every sample latency: its percentiles are the summary\'s', async () => {
+  test("the trace holds every sample latency: its percentiles are the summary's", async () => {
     const { summary: s } = readRunLogs(officialDir('SingleStream_PerformanceOnly'));
     const lat = sortedCopy(await readTraceLatencies(s.files.trace!));
     expect(lat.length).toBe(1000);
-    for (const [k, p] of [['p50', 0.5], ['p90', 0.9], ['p99', 0.99], ['p999', 0.999]] as const) expect(loadgenPercentile(lat, p)).toBe(s.latency![k]);
+    for (const [k, p] of [
+      ['p50', 0.5],
+      ['p90', 0.9],
+      ['p99', 0.99],
+      ['p999', 0.999],
+    ] as const)
+      expect(loadgenPercentile(lat, p)).toBe(s.latency![k]);
   });
 
   test('an official detail log cut mid-line stays readable', () => {
@@ -99,10 +136,17 @@ describe('our logs', () => {
     const { summary: s, results } = readRunLogs(rec.outdir);
     expect(s.origin).toBe('ours');
     expect(s.loadgenVersion).toMatch(/x-loadgen/);
-    expect(s).toMatchObject({ sutName: r.sutName, scenario: 'Server', mode: 'PerformanceOnly', valid: r.valid, truncated: false });
+    expect(s).toMatchObject({
+      sutName: r.sutName,
+      scenario: 'Server',
+      mode: 'PerformanceOnly',
+      valid: r.valid,
+      truncated: false,
+    });
     expect(s.criteria).toEqual(r.criteria);
     expect(s.invalidReasons).toEqual(r.invalidReasons);
-    for (const k of ['min', 'max', 'mean', 'p50', 'p90', 'p95', 'p97', 'p99', 'p999'] as const) expect(s.latency![k]).toBe(r.latency![k]);
+    for (const k of ['min', 'max', 'mean', 'p50', 'p90', 'p95', 'p97', 'p99', 'p999'] as const)
+      expect(s.latency![k]).toBe(r.latency![k]);
     // The detail log prints doubles with 6 significant digits.
     expect(s.completedSamplesPerSecond).toBeCloseTo(r.completedSamplesPerSecond!, 1);
     expect(s.queries).toBe(r.counts.queries);
@@ -127,7 +171,13 @@ describe('our logs', () => {
     writeFileSync(join(dir, 'mlperf_log_detail.txt'), text.slice(0, cut + 30));
     const { summary: s, detail } = readRunLogs(dir);
     expect(detail!.truncated).toBe(true);
-    expect(s).toMatchObject({ truncated: true, incomplete: true, valid: null, scenario: 'Offline', sutName: rec.result.sutName });
+    expect(s).toMatchObject({
+      truncated: true,
+      incomplete: true,
+      valid: null,
+      scenario: 'Offline',
+      sutName: rec.result.sutName,
+    });
     // A complete file keeps no truncation flag, with or without its final newline cut off after a full line.
     expect(parseDetailText(text, 'x').truncated).toBe(false);
     expect(parseDetailText(text.trimEnd(), 'x').truncated).toBe(false);
@@ -141,7 +191,8 @@ describe('bad input', () => {
     const empty = makeTempDir();
     expect(() => readRunLogs(empty)).toThrow(/no MLPerf logs/);
     const bad = makeTempDir();
-    const good = ':::MLLOG {"key": "sut_name", "value": "S", "time_ms": 1, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false, "file": "f", "line_no": 1, "pid": 1, "tid": 1}}';
+    const good =
+      ':::MLLOG {"key": "sut_name", "value": "S", "time_ms": 1, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "is_warning": false, "file": "f", "line_no": 1, "pid": 1, "tid": 1}}';
     writeFileSync(join(bad, 'mlperf_log_detail.txt'), `${good}\nthis is not a log line\n${good}\n`);
     expect(() => readRunLogs(bad)).toThrow(/mlperf_log_detail\.txt:2: malformed detail log line/);
     const foreign = makeTempDir();
@@ -152,11 +203,23 @@ describe('bad input', () => {
 
   test('summary parser: wrapped bullets and counts', () => {
     const s = parseSummaryText(
-      ['Result is : INVALID', 'Recommendations:', ' * The test exited early, before enough queries were issued.', '   See the detailed log for why this may have occurred.', '', '2 warnings encountered. See detailed log.', '', '3 ERRORS encountered. See detailed log.', ''].join('\n'),
+      [
+        'Result is : INVALID',
+        'Recommendations:',
+        ' * The test exited early, before enough queries were issued.',
+        '   See the detailed log for why this may have occurred.',
+        '',
+        '2 warnings encountered. See detailed log.',
+        '',
+        '3 ERRORS encountered. See detailed log.',
+        '',
+      ].join('\n'),
       'x',
     );
     expect(s.result).toBe('INVALID');
-    expect(s.recommendations).toEqual(['The test exited early, before enough queries were issued. See the detailed log for why this may have occurred.']);
+    expect(s.recommendations).toEqual([
+      'The test exited early, before enough queries were issued. See the detailed log for why this may have occurred.',
+    ]);
     expect(s.warnings).toBe(2);
     expect(s.errors).toBe(3);
   });
@@ -166,9 +229,19 @@ describe.skipIf(!HAVE_OFFICIAL_LOGS)('official logs copied to a run directory of
   test('a directory with only a summary file reads from the summary', () => {
     const dir = makeTempDir();
     mkdirSync(dir, { recursive: true });
-    copyFileSync(join(officialDir('Server_PerformanceOnly'), 'mlperf_log_summary.txt'), join(dir, 'mlperf_log_summary.txt'));
+    copyFileSync(
+      join(officialDir('Server_PerformanceOnly'), 'mlperf_log_summary.txt'),
+      join(dir, 'mlperf_log_summary.txt'),
+    );
     const { summary: s } = readRunLogs(dir);
-    expect(s).toMatchObject({ scenario: 'Server', mode: 'PerformanceOnly', valid: true, completedSamplesPerSecond: 1033.26, tokensPerSecond: 103375.9, origin: 'unknown' });
+    expect(s).toMatchObject({
+      scenario: 'Server',
+      mode: 'PerformanceOnly',
+      valid: true,
+      completedSamplesPerSecond: 1033.26,
+      tokensPerSecond: 103375.9,
+      origin: 'unknown',
+    });
     expect(s.criteria?.perfConstraintsMet).toBe(true);
   });
 });

@@ -68,7 +68,14 @@ describe('report of our runs', () => {
 describe.skipIf(!HAVE_OFFICIAL_LOGS)('report of official logs', () => {
   test('every official run directory prints, exit 0', async () => {
     const io = capture();
-    const dirs = ['Server_PerformanceOnly', 'Server_AccuracyOnly', 'Offline_PerformanceOnly', 'Offline_PerformanceOnly_INVALID_minduration', 'Offline_AccuracyOnly', 'SingleStream_PerformanceOnly'].map(officialDir);
+    const dirs = [
+      'Server_PerformanceOnly',
+      'Server_AccuracyOnly',
+      'Offline_PerformanceOnly',
+      'Offline_PerformanceOnly_INVALID_minduration',
+      'Offline_AccuracyOnly',
+      'SingleStream_PerformanceOnly',
+    ].map(officialDir);
     expect(await runReport(dirs, {}, io)).toBe(0);
     expect(io.out).toContain('Metric    completed samples per second: 1033.26 samples/s');
     expect(io.out).toContain('* Increase expected QPS so the loadgen pre-generates a larger (coalesced) query.');

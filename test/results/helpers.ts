@@ -2,7 +2,15 @@
 // adapter against two simulators (per-endpoint stats and per-sample timings).
 import { afterAll } from 'vitest';
 
-import { createLlmSut, engineVersion, testProgress, TestMode, TestScenario, type LlmSut, type TestSettings } from '../../lib/index.js';
+import {
+  createLlmSut,
+  engineVersion,
+  testProgress,
+  TestMode,
+  TestScenario,
+  type LlmSut,
+  type TestSettings,
+} from '../../lib/index.js';
 import type { RunRecord, TimelinePoint } from '../../lib/results/run-record.js';
 import { startSimulator, type Simulator } from '../../lib/sim/index.js';
 import { cleanupTempDirs, makeTempDir, nullQsl, runTest, tokenSut, delayedSut } from '../helpers.js';
@@ -23,7 +31,14 @@ async function withTimeline<T>(run: () => Promise<T>): Promise<{ value: T; timel
   const tick = () => {
     const p = testProgress();
     if (!p.running) return;
-    timeline.push({ tMs: Date.now() - t0, issuedSamples: p.issuedSamples, completedSamples: p.completedSamples, inFlight: p.issuedSamples - p.completedSamples, outputTokens: 0, errors: 0 });
+    timeline.push({
+      tMs: Date.now() - t0,
+      issuedSamples: p.issuedSamples,
+      completedSamples: p.completedSamples,
+      inFlight: p.issuedSamples - p.completedSamples,
+      outputTokens: 0,
+      errors: 0,
+    });
   };
   const timer = setInterval(tick, 100);
   try {
@@ -33,7 +48,11 @@ async function withTimeline<T>(run: () => Promise<T>): Promise<{ value: T; timel
   }
 }
 
-function baseRecord(partial: Pick<RunRecord, 'result' | 'sut' | 'timeline' | 'outdir' | 'settings' | 'endpoints' | 'simulated'> & Partial<RunRecord>, startedAt: Date): RunRecord {
+function baseRecord(
+  partial: Pick<RunRecord, 'result' | 'sut' | 'timeline' | 'outdir' | 'settings' | 'endpoints' | 'simulated'> &
+    Partial<RunRecord>,
+  startedAt: Date,
+): RunRecord {
   return {
     tool: { name: '@x/loadgen', version: '0.1.0-test', engineVersion },
     startedAt: startedAt.toISOString(),
@@ -46,7 +65,10 @@ function baseRecord(partial: Pick<RunRecord, 'result' | 'sut' | 'timeline' | 'ou
 }
 
 /** A custom SUT run (no adapter report). Offline by default: no TTFT/TPOT. */
-export async function customRecord(scenario: 'Offline' | 'SingleStream' | 'MultiStream' | 'Server' = 'Offline', extra: Partial<TestSettings> = {}): Promise<RunRecord> {
+export async function customRecord(
+  scenario: 'Offline' | 'SingleStream' | 'MultiStream' | 'Server' = 'Offline',
+  extra: Partial<TestSettings> = {},
+): Promise<RunRecord> {
   const settings: Partial<TestSettings> = {
     scenario: TestScenario[scenario],
     mode: TestMode.PerformanceOnly,
@@ -60,18 +82,40 @@ export async function customRecord(scenario: 'Offline' | 'SingleStream' | 'Multi
     ...extra,
   };
   const started = new Date();
-  const sut = scenario === 'Offline' ? tokenSut({ name: 'Custom<SUT>&"x"', timing: 'immediate' }) : delayedSut('timeout', 1, 'Custom<SUT>&"x"');
+  const sut =
+    scenario === 'Offline'
+      ? tokenSut({ name: 'Custom<SUT>&"x"', timing: 'immediate' })
+      : delayedSut('timeout', 1, 'Custom<SUT>&"x"');
   const { value: run, timeline } = await withTimeline(() => runTest(sut, nullQsl(64), settings));
-  return baseRecord({ result: run.result, sut: null, timeline, outdir: run.outdir, settings: settings as Record<string, unknown>, endpoints: [], simulated: false }, started);
+  return baseRecord(
+    {
+      result: run.result,
+      sut: null,
+      timeline,
+      outdir: run.outdir,
+      settings: settings as Record<string, unknown>,
+      endpoints: [],
+      simulated: false,
+    },
+    started,
+  );
 }
 
 /** The LLM adapter against two simulated endpoints, Server with token latencies, timings recorded. */
-export async function llmRecord(options: { queries?: number; qps?: number; outdir?: string; minDurationMs?: number } = {}): Promise<RunRecord> {
+export async function llmRecord(
+  options: { queries?: number; qps?: number; outdir?: string; minDurationMs?: number } = {},
+): Promise<RunRecord> {
   const a = await startSimulator({ flavor: 'vllm', decodeStepNs: 300_000 });
   const b = await startSimulator({ flavor: 'vllm', decodeStepNs: 600_000 });
   sims.push(a, b);
   const dataset = { name: 'ids', size: 64, prompt: (i: number) => ({ tokenIds: [1, 100 + i, 7], maxTokens: 8 }) };
-  const llm = await createLlmSut({ endpoints: [a.url, b.url], dataset, workers: 0, recordTimings: true, onWarning: () => {} });
+  const llm = await createLlmSut({
+    endpoints: [a.url, b.url],
+    dataset,
+    workers: 0,
+    recordTimings: true,
+    onWarning: () => {},
+  });
   llms.push(llm);
   const queries = options.queries ?? 150;
   const settings: Partial<TestSettings> = {
@@ -96,7 +140,13 @@ export async function llmRecord(options: { queries?: number; qps?: number; outdi
       timeline,
       outdir: run.outdir,
       settings: settings as Record<string, unknown>,
-      endpoints: [a.url, b.url].map((url) => ({ url, backend: llm.backend, api: llm.api, model: llm.model, serverVersion: null })),
+      endpoints: [a.url, b.url].map((url) => ({
+        url,
+        backend: llm.backend,
+        api: llm.api,
+        model: llm.model,
+        serverVersion: null,
+      })),
       simulated: true,
       benchmark: 'llama3_1-8b',
     },

@@ -39,10 +39,21 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
     await writeRunOutputs(rec);
     const page = join(rec.outdir, 'report.html');
     const html = readFileSync(page, 'utf8');
-    const dom = spawnSync(CHROMIUM!, ['--headless', '--no-sandbox', '--disable-gpu', '--host-resolver-rules=MAP * ~NOTFOUND', '--dump-dom', pathToFileURL(page).href], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const dom = spawnSync(
+      CHROMIUM!,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--host-resolver-rules=MAP * ~NOTFOUND',
+        '--dump-dom',
+        pathToFileURL(page).href,
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(dom.status, dom.stderr).toBe(0);
     const status = rec.result.valid ? 'VALID' : 'INVALID';
     expect(dom.stdout).toMatch(new RegExp(`<section class="verdict ${status}"`));
@@ -50,7 +61,11 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
     expect(dom.stdout).not.toMatch(/<parsererror/);
 
     const png = join(rec.outdir, 'report.png');
-    const shot = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'screenshot-report.mjs'), page, png, '--width', '1280', '--height', '2000'], { encoding: 'utf8', timeout: 90_000 });
+    const shot = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'scripts', 'screenshot-report.mjs'), page, png, '--width', '1280', '--height', '2000'],
+      { encoding: 'utf8', timeout: 90_000 },
+    );
     expect(shot.status, shot.stderr).toBe(0);
     expect(statSync(png).size).toBeGreaterThan(10_000);
     expect(pngSize(png)).toEqual({ width: 1280, height: 2000 });
@@ -58,7 +73,11 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
 });
 
 test('the screenshot script refuses bad arguments with exit 2', () => {
-  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'screenshot-report.mjs'), '/nonexistent/report.html'], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [join(REPO_ROOT, 'scripts', 'screenshot-report.mjs'), '/nonexistent/report.html'],
+    { encoding: 'utf8' },
+  );
   expect(r.status).toBe(2);
   expect(r.stderr).toMatch(/no such file/);
   const u = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'screenshot-report.mjs')], { encoding: 'utf8' });

@@ -55,9 +55,24 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     expect(j.schema).toBe(RESULTS_SCHEMA);
     expect(j.schemaVersion).toBe(RESULTS_SCHEMA_VERSION);
     expect(j.tool).toEqual(rec.tool);
-    expect(j.run).toMatchObject({ startedAt: rec.startedAt, endedAt: rec.endedAt, command: rec.command, outdir: rec.outdir, simulated: true, aborted: false, abortReason: null });
+    expect(j.run).toMatchObject({
+      startedAt: rec.startedAt,
+      endedAt: rec.endedAt,
+      command: rec.command,
+      outdir: rec.outdir,
+      simulated: true,
+      aborted: false,
+      abortReason: null,
+    });
     expect(j.run.wallSeconds).toBeGreaterThan(0);
-    expect(j.benchmark).toEqual({ model: 'llama3_1-8b', scenario: 'Server', mode: 'PerformanceOnly', sutName: r.sutName, dataset: rec.dataset, endpoints: rec.endpoints });
+    expect(j.benchmark).toEqual({
+      model: 'llama3_1-8b',
+      scenario: 'Server',
+      mode: 'PerformanceOnly',
+      sutName: r.sutName,
+      dataset: rec.dataset,
+      endpoints: rec.endpoints,
+    });
     expect(j.settings.requested).toEqual(rec.settings);
     expect(j.settings.effective).toEqual(r.effective);
     expect(j.verdict.valid).toBe(r.valid);
@@ -82,7 +97,8 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     ] as const) {
       const got = j.latencyMs[key]!;
       expect(src).not.toBeNull();
-      for (const f of ['min', 'max', 'mean', 'p50', 'p90', 'p95', 'p97', 'p99', 'p999'] as const) expect(got[f]).toBeCloseTo(ms(src![f]), 9);
+      for (const f of ['min', 'max', 'mean', 'p50', 'p90', 'p95', 'p97', 'p99', 'p999'] as const)
+        expect(got[f]).toBeCloseTo(ms(src![f]), 9);
     }
     expect(j.latencyMs.query).toBeNull();
     expect(j.errors.loadgen).toEqual(r.errors);
@@ -95,15 +111,37 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     const totalCompleted = sut.endpoints.reduce((a, e) => a + e.completed, 0);
     j.endpoints.forEach((e, i) => {
       const s = sut.endpoints[i];
-      expect(e).toMatchObject({ url: s.url, backend: rec.endpoints[i].backend, api: rec.endpoints[i].api, model: rec.endpoints[i].model });
-      expect(e).toMatchObject({ requests: s.requests, completed: s.completed, errors: s.errors, retries: s.retries, outputTokens: s.outputTokens, breakerOpened: s.breakerOpened, errorKinds: s.errorKinds });
+      expect(e).toMatchObject({
+        url: s.url,
+        backend: rec.endpoints[i].backend,
+        api: rec.endpoints[i].api,
+        model: rec.endpoints[i].model,
+      });
+      expect(e).toMatchObject({
+        requests: s.requests,
+        completed: s.completed,
+        errors: s.errors,
+        retries: s.retries,
+        outputTokens: s.outputTokens,
+        breakerOpened: s.breakerOpened,
+        errorKinds: s.errorKinds,
+      });
       expect(e.ttftMs).toEqual(s.ttftMs);
       expect(e.tpotMs).toEqual(s.tpotMs);
       expect(e.latencyMs).toEqual(s.latencyMs);
       expect(e.share).toBeCloseTo(s.completed / totalCompleted, 12);
       expect(e.outputTokensPerSecond).toBeCloseTo(s.outputTokens / j.throughput.windowSeconds!, 6);
     });
-    expect(j.harness).toMatchObject({ backend: sut.backend, api: sut.api, workers: sut.workers, busyPollIdleMs: null, capabilities: sut.capabilities, samples: sut.samples, peakInFlight: sut.peakInFlight, chunks: sut.chunks });
+    expect(j.harness).toMatchObject({
+      backend: sut.backend,
+      api: sut.api,
+      workers: sut.workers,
+      busyPollIdleMs: null,
+      capabilities: sut.capabilities,
+      samples: sut.samples,
+      peakInFlight: sut.peakInFlight,
+      chunks: sut.chunks,
+    });
     expect(j.timeline).toEqual(rec.timeline);
     expect(j.logs).toEqual(r.logs);
     expect(j.extra).toBeNull();
@@ -117,8 +155,25 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
   test('result_summary.json has the mlcommons/endpoints key set, in order, in ns', () => {
     const s = buildResultSummary(rec);
     expect(Object.keys(s)).toEqual([
-      'version', 'git_sha', 'test_started_at', 'n_samples_issued', 'n_samples_completed', 'n_samples_failed', 'duration_ns', 'state', 'complete',
-      'ttft', 'tpot', 'latency', 'output_sequence_lengths', 'input_sequence_lengths', 'legacy_loadgen_window_duration_ns', 'qps', 'tps', 'finish_reason_counts', 'run_config',
+      'version',
+      'git_sha',
+      'test_started_at',
+      'n_samples_issued',
+      'n_samples_completed',
+      'n_samples_failed',
+      'duration_ns',
+      'state',
+      'complete',
+      'ttft',
+      'tpot',
+      'latency',
+      'output_sequence_lengths',
+      'input_sequence_lengths',
+      'legacy_loadgen_window_duration_ns',
+      'qps',
+      'tps',
+      'finish_reason_counts',
+      'run_config',
     ]);
     const sut = rec.sut!;
     expect(s.n_samples_issued).toBe(sut.samples.issued);
@@ -129,21 +184,40 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     expect(s.qps).toBe(rec.result.completedSamplesPerSecond);
     expect(s.tps).toBe(rec.result.tokensPerSecond);
     expect(s.legacy_loadgen_window_duration_ns).toBeGreaterThan(0);
-    expect(Object.keys(s.finish_reason_counts)).toEqual(['stop', 'length', 'tool_calls', 'content_filter', 'function_call', 'other']);
+    expect(Object.keys(s.finish_reason_counts)).toEqual([
+      'stop',
+      'length',
+      'tool_calls',
+      'content_filter',
+      'function_call',
+      'other',
+    ]);
     const series = seriesFromTimings(sut.timings!);
     for (const key of ['ttft', 'tpot', 'latency', 'output_sequence_lengths'] as const) {
       const m = s[key] as Exclude<typeof s.ttft, Record<string, never>>;
       expect(Object.keys(m)).toEqual(['total', 'min', 'max', 'median', 'avg', 'std_dev', 'percentiles', 'histogram']);
       expect(Object.keys(m.percentiles)).toEqual([...ENDPOINTS_PERCENTILES]);
       expect(m.histogram.buckets).toHaveLength(30);
-      expect(m.histogram.counts.reduce((a, b) => a + b, 0)).toBe(key === 'latency' ? series.latencyNs.length : key === 'ttft' ? series.ttftNs.length : key === 'tpot' ? series.tpotNs.length : series.outputTokens.length);
+      expect(m.histogram.counts.reduce((a, b) => a + b, 0)).toBe(
+        key === 'latency'
+          ? series.latencyNs.length
+          : key === 'ttft'
+            ? series.ttftNs.length
+            : key === 'tpot'
+              ? series.tpotNs.length
+              : series.outputTokens.length,
+      );
       expect(m.median).toBe(m.percentiles['50.0']);
       expect(m.min).toBeLessThanOrEqual(m.median);
       expect(m.max).toBeGreaterThanOrEqual(m.percentiles['99.9']);
     }
-    expect((s.output_sequence_lengths as { total: number }).total).toBe(sut.endpoints.reduce((a, e) => a + e.outputTokens, 0));
+    expect((s.output_sequence_lengths as { total: number }).total).toBe(
+      sut.endpoints.reduce((a, e) => a + e.outputTokens, 0),
+    );
     expect(s.input_sequence_lengths).toEqual({});
-    expect(s.run_config).toMatchObject({ load_pattern: { type: 'poisson', target_qps: rec.result.effective.targetQps } });
+    expect(s.run_config).toMatchObject({
+      load_pattern: { type: 'poisson', target_qps: rec.result.effective.targetQps },
+    });
     // The text keeps the shape after a JSON round trip.
     expect(JSON.parse(toJsonText(s))).toMatchObject({ version: s.version, qps: s.qps });
   });
@@ -163,7 +237,11 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
 
   test('writeRunOutputs writes the three files atomically next to the logs', async () => {
     const { files } = await writeRunOutputs(rec);
-    expect(files.map((f) => f.slice(rec.outdir.length + 1))).toEqual(['results.json', 'result_summary.json', 'report.html']);
+    expect(files.map((f) => f.slice(rec.outdir.length + 1))).toEqual([
+      'results.json',
+      'result_summary.json',
+      'report.html',
+    ]);
     for (const f of files) expect(existsSync(f)).toBe(true);
     expect(readdirSync(rec.outdir).filter((n) => n.includes('.tmp-'))).toEqual([]);
     const j = JSON.parse(readFileSync(join(rec.outdir, 'results.json'), 'utf8'));
@@ -225,7 +303,12 @@ describe('custom SUT, Offline (no SUT report, no TTFT)', () => {
       command: [evil],
       dataset: { ...rec.dataset, name: evil },
       settings: { ...rec.settings, note: evil },
-      result: { ...rec.result, invalidReasons: [evil], valid: false, errors: { ...rec.result.errors, messages: [evil] } },
+      result: {
+        ...rec.result,
+        invalidReasons: [evil],
+        valid: false,
+        errors: { ...rec.result.errors, messages: [evil] },
+      },
       extra: { x: evil },
     };
     const html = buildReportHtml(hostile);

@@ -36,7 +36,10 @@ export async function waitFor(what: string, cond: () => boolean, timeoutMs = 30_
 }
 
 /** `loadgen sim` in a child process; resolves with its URL once it listens. */
-export function startSimChild(cli: string, args: string[]): Promise<{ child: ChildProcess; url: string; port: number }> {
+export function startSimChild(
+  cli: string,
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; port: number }> {
   const child = spawn(process.execPath, [cli, 'sim', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';

@@ -25,14 +25,22 @@ describe('journal records', () => {
     const dir = join(root, 'a');
     const w = new JournalWriter(target(dir, '0001'));
     const ids = Int32Array.from({ length: 300 }, (_, i) => (i * 7919) ^ -i);
-    for (let q = 0; q < 50; q++) w.append(q, q + 1, ids, q * 6, q % 2 ? FIRST_TOKEN_DATA : FIRST_TOKEN_ABSENT, q % 3, q * 1e6, q * 2e6 + 0.5);
+    for (let q = 0; q < 50; q++)
+      w.append(q, q + 1, ids, q * 6, q % 2 ? FIRST_TOKEN_DATA : FIRST_TOKEN_ABSENT, q % 3, q * 1e6, q * 2e6 + 0.5);
     w.close();
     const j = readJournal(dir);
     expect(j).toMatchObject({ segments: 1, duplicates: 0, tornBytes: 0 });
     expect(j.records.size).toBe(50);
     for (let q = 0; q < 50; q++) {
       const r = j.records.get(q)!;
-      expect(r).toMatchObject({ qslIdx: q, nTokens: q + 1, firstToken: q % 2 ? FIRST_TOKEN_DATA : FIRST_TOKEN_ABSENT, endpoint: q % 3, ttftNs: q * 1e6, latencyNs: q * 2e6 + 0.5 });
+      expect(r).toMatchObject({
+        qslIdx: q,
+        nTokens: q + 1,
+        firstToken: q % 2 ? FIRST_TOKEN_DATA : FIRST_TOKEN_ABSENT,
+        endpoint: q % 3,
+        ttftNs: q * 1e6,
+        latencyNs: q * 2e6 + 0.5,
+      });
       expect(Buffer.from(r.data)).toEqual(Buffer.from(ids.buffer, 0, q * 6 * 4));
     }
     const seg = join(dir, readdirSync(dir)[0]);

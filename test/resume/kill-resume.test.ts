@@ -22,10 +22,36 @@ afterAll(() => cleanup?.());
 // Server accuracy at 40 QPS: 120 samples take ~3 s, so there is time to kill it mid-way.
 const SAMPLES = 120;
 const common = (url: string, workers = 1) => [
-  'run', '--scenario', 'Server', '--mode', 'accuracy', '--target-qps', '40', '--endpoint', url,
-  '--synthetic', '16/12', '--synthetic-samples', String(SAMPLES), '--workers', String(workers), '--metrics-interval', '0.5', '--quiet',
+  'run',
+  '--scenario',
+  'Server',
+  '--mode',
+  'accuracy',
+  '--target-qps',
+  '40',
+  '--endpoint',
+  url,
+  '--synthetic',
+  '16/12',
+  '--synthetic-samples',
+  String(SAMPLES),
+  '--workers',
+  String(workers),
+  '--metrics-interval',
+  '0.5',
+  '--quiet',
 ];
-const SIM = ['--port', '0', '--decode-step-ms', '4', '--max-running-seqs', '64', '--no-precise-pacing', '--model', 'sim-resume'];
+const SIM = [
+  '--port',
+  '0',
+  '--decode-step-ms',
+  '4',
+  '--max-running-seqs',
+  '64',
+  '--no-precise-pacing',
+  '--model',
+  'sim-resume',
+];
 // Slower steps: ~10 streams in flight, so killing the server cuts some of them after their first token.
 const SIM_SLOW = ['--decode-step-ms', '20', '--max-running-seqs', '64', '--no-precise-pacing', '--model', 'sim-resume'];
 
@@ -55,41 +81,45 @@ describe('kill -9 and --resume', () => {
     expect(reference.every((e) => e.data.length > 0 && e.token_data && e.token_count === 12)).toBe(true);
   });
 
-  it.each([1, 2])('the harness killed mid-run (%i adapter threads), then resumed: the same accuracy log', async (workers) => {
-    const sim = await startSimChild(cli, SIM);
-    try {
-      const dir = tempDir('lg-resume-kill-');
-      const first = spawnCli(cli, [...common(sim.url, workers), '--output-dir', dir]);
-      await waitFor('journal entries', () => journalCount(dir) >= 20);
-      first.child.kill('SIGKILL');
-      await first.done;
-      const done = journalCount(dir);
-      expect(done).toBeGreaterThanOrEqual(20);
-      expect(done).toBeLessThan(SAMPLES);
-      // The run state still says running, with a process that is gone: interrupted.
-      const { readRunState } = await import('../../lib/resume/run-state.js');
-      expect(readRunState(dir)?.state).toBe('interrupted');
-      const { readRunLogs } = await import('../../lib/report/read-logs.js');
-      expect(readRunLogs(dir).summary.incomplete).toBe(true);
+  it.each([1, 2])(
+    'the harness killed mid-run (%i adapter threads), then resumed: the same accuracy log',
+    async (workers) => {
+      const sim = await startSimChild(cli, SIM);
+      try {
+        const dir = tempDir('lg-resume-kill-');
+        const first = spawnCli(cli, [...common(sim.url, workers), '--output-dir', dir]);
+        await waitFor('journal entries', () => journalCount(dir) >= 20);
+        first.child.kill('SIGKILL');
+        await first.done;
+        const done = journalCount(dir);
+        expect(done).toBeGreaterThanOrEqual(20);
+        expect(done).toBeLessThan(SAMPLES);
+        // The run state still says running, with a process that is gone: interrupted.
+        const { readRunState } = await import('../../lib/resume/run-state.js');
+        expect(readRunState(dir)?.state).toBe('interrupted');
+        const { readRunLogs } = await import('../../lib/report/read-logs.js');
+        expect(readRunLogs(dir).summary.incomplete).toBe(true);
 
-      const second = await runCli(cli, [...common(sim.url, workers), '--resume', dir]);
-      expect(second.code, second.stderr).toBe(0);
-      expect(accuracyEntries(dir)).toEqual(reference);
-      const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
-      expect(results.resume.resumed).toBe(true);
-      expect(results.resume.restoredSamples).toBe(done);
-      expect(results.resume.complete).toBe(true);
-      // The results' counts and verdict are the uninterrupted run's.
-      expect(results.counts).toEqual(referenceResults.counts);
-      expect(results.counts.accuracyLogEntries).toBe(SAMPLES);
-      expect(results.verdict.status).toBe(referenceResults.verdict.status);
-      expect(results.tokens.outputTokens).toBe((SAMPLES - done) * 12);
-      // Only the missing samples went to the server.
-      expect(results.harness.samples.issued).toBe(SAMPLES - done);
-    } finally {
-      await killed(sim.child);
-    }
-  }, 120_000);
+        const second = await runCli(cli, [...common(sim.url, workers), '--resume', dir]);
+        expect(second.code, second.stderr).toBe(0);
+        expect(accuracyEntries(dir)).toEqual(reference);
+        const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+        expect(results.resume.resumed).toBe(true);
+        expect(results.resume.restoredSamples).toBe(done);
+        expect(results.resume.complete).toBe(true);
+        // The results' counts and verdict are the uninterrupted run's.
+        expect(results.counts).toEqual(referenceResults.counts);
+        expect(results.counts.accuracyLogEntries).toBe(SAMPLES);
+        expect(results.verdict.status).toBe(referenceResults.verdict.status);
+        expect(results.tokens.outputTokens).toBe((SAMPLES - done) * 12);
+        // Only the missing samples went to the server.
+        expect(results.harness.samples.issued).toBe(SAMPLES - done);
+      } finally {
+        await killed(sim.child);
+      }
+    },
+    120_000,
+  );
 
   it('the server killed and restarted mid-run: failed samples are re-issued by --resume', async () => {
     let sim = await startSimChild(cli, ['--port', '0', ...SIM_SLOW]);

@@ -25,11 +25,24 @@ const words: Detokenizer = {
   cleanUpTokenizationSpaces: false,
   eosTokenIds: [2],
   vocabSize: 40_000,
-  decode: (ids) => Array.from(ids, (id) => (id === 2 ? '' : `w${id % 50}`)).join(' ').trim(),
+  decode: (ids) =>
+    Array.from(ids, (id) => (id === 2 ? '' : `w${id % 50}`))
+      .join(' ')
+      .trim(),
   tokenToId: () => undefined,
 };
-const references = Array.from({ length: N }, (_, i) => Array.from({ length: 8 }, (_, k) => `w${(i * 3 + k) % 50}`).join(' '));
-const score = async (d: string) => (await scoreAccuracy({ log: join(d, 'mlperf_log_accuracy.json'), dataset: { references }, tokenizer: words, benchmark: 'llama3_1-8b' })).metrics;
+const references = Array.from({ length: N }, (_, i) =>
+  Array.from({ length: 8 }, (_, k) => `w${(i * 3 + k) % 50}`).join(' '),
+);
+const score = async (d: string) =>
+  (
+    await scoreAccuracy({
+      log: join(d, 'mlperf_log_accuracy.json'),
+      dataset: { references },
+      tokenizer: words,
+      benchmark: 'llama3_1-8b',
+    })
+  ).metrics;
 
 const base = (outdir: string): RunBenchmarkOptions => ({
   scenario: 'Offline',
@@ -64,11 +77,19 @@ describe('resume in process', () => {
     expect(scores).toEqual(await score(ref));
     expect(existsSync(join(cut, 'journal'))).toBe(false);
     expect(JSON.parse(readFileSync(join(cut, 'run-state.json'), 'utf8')).state).toBe('complete');
-    await expect(runBenchmark({ ...base(cut), resume: true })).rejects.toThrow(/the AccuracyOnly run there is complete \(its journal was removed\): nothing to resume/);
+    await expect(runBenchmark({ ...base(cut), resume: true })).rejects.toThrow(
+      /the AccuracyOnly run there is complete \(its journal was removed\): nothing to resume/,
+    );
   }, 60_000);
 
   test('a submission run: the accuracy pass resumes from the journal, the performance pass runs whole', async () => {
-    const sub = (outdir: string): RunBenchmarkOptions => ({ ...base(outdir), scenario: 'Server', mode: 'SubmissionRun', targetQps: 200, settings: { minDurationMs: 300, minQueryCount: 20 } });
+    const sub = (outdir: string): RunBenchmarkOptions => ({
+      ...base(outdir),
+      scenario: 'Server',
+      mode: 'SubmissionRun',
+      targetQps: 200,
+      settings: { minDurationMs: 300, minQueryCount: 20 },
+    });
     const ref = join(dir, 'sub-ref');
     const r = await runBenchmark(sub(ref));
     const refPerf = r.sut!.samples.issued - N;
@@ -91,11 +112,21 @@ describe('resume in process', () => {
     const cut = join(dir, 'mismatch');
     await runBenchmark({ ...base(cut), budget: { outputTokens: 60 } });
     const other: Dataset = { ...dataset, prompt: (i) => ({ tokenIds: [7, 8, 9 + i], maxTokens: 9 }) };
-    await expect(runBenchmark({ ...base(cut), dataset: other, resume: true })).rejects.toThrow(/configuration differs from the journal's \(dataset: known \(48 samples\) then, known \(48 samples\) now, with other prompts\)/);
-    await expect(runBenchmark({ ...base(cut), settings: { qslRngSeed: '7' }, resume: true })).rejects.toThrow(/setting qslRngSeed: "2085463073848966840" then, "7" now/);
-    await expect(runBenchmark({ ...base(cut), simulator: { model: 'other-model' }, resume: true })).rejects.toThrow(/model: sim-llm-8b then, other-model now/);
-    await expect(runBenchmark(base(cut))).rejects.toThrow(/holds the journal of an unfinished run \(\d+ samples done\): continue it with --resume/);
+    await expect(runBenchmark({ ...base(cut), dataset: other, resume: true })).rejects.toThrow(
+      /configuration differs from the journal's \(dataset: known \(48 samples\) then, known \(48 samples\) now, with other prompts\)/,
+    );
+    await expect(runBenchmark({ ...base(cut), settings: { qslRngSeed: '7' }, resume: true })).rejects.toThrow(
+      /setting qslRngSeed: "2085463073848966840" then, "7" now/,
+    );
+    await expect(runBenchmark({ ...base(cut), simulator: { model: 'other-model' }, resume: true })).rejects.toThrow(
+      /model: sim-llm-8b then, other-model now/,
+    );
+    await expect(runBenchmark(base(cut))).rejects.toThrow(
+      /holds the journal of an unfinished run \(\d+ samples done\): continue it with --resume/,
+    );
     await expect(runBenchmark({ ...base(join(dir, 'none')), resume: true })).rejects.toThrow(/no journal there/);
-    await expect(runBenchmark({ ...base(cut), mode: 'PerformanceOnly', resume: true })).rejects.toThrow(/PerformanceOnly runs cannot be resumed: MLPerf requires/);
+    await expect(runBenchmark({ ...base(cut), mode: 'PerformanceOnly', resume: true })).rejects.toThrow(
+      /PerformanceOnly runs cannot be resumed: MLPerf requires/,
+    );
   }, 60_000);
 });

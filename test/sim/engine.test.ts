@@ -29,7 +29,12 @@ describe('continuous batching', () => {
     }, 1);
     const results = await Promise.all(
       [0, 1, 2, 3].map((i) =>
-        post(s.url, '/v1/completions', { prompt: [i + 1], max_tokens: 5, stream: true }, { headers: { 'x-request-id': `r${i}` } }),
+        post(
+          s.url,
+          '/v1/completions',
+          { prompt: [i + 1], max_tokens: 5, stream: true },
+          { headers: { 'x-request-id': `r${i}` } },
+        ),
       ),
     );
     clearInterval(sampler);
@@ -52,12 +57,20 @@ describe('continuous batching', () => {
 
   test('decodeStepNs paces the chunks of a stream (and the clock does not drift)', async () => {
     const s = await sim({ decodeStepNs: 20 * MS });
-    const r = await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 6, stream: true, return_token_ids: true });
+    const r = await post(s.url, '/v1/completions', {
+      prompt: [1],
+      max_tokens: 6,
+      stream: true,
+      return_token_ids: true,
+    });
     // 6 chunks arrive as separate reads, about 20 ms apart.
     const tokenReads = r.reads.filter((x) => x.text.includes('"token_ids"'));
     expect(tokenReads.length).toBe(6);
     // One late read shortens the gap after it, so the median is what is paced (a shared 2-core machine).
-    const gaps = tokenReads.slice(1).map((x, i) => (x.ns - tokenReads[i]!.ns) / MS).sort((a, b) => a - b);
+    const gaps = tokenReads
+      .slice(1)
+      .map((x, i) => (x.ns - tokenReads[i]!.ns) / MS)
+      .sort((a, b) => a - b);
     expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThan(10);
     const span = (tokenReads.at(-1)!.ns - tokenReads[0]!.ns) / MS;
     expect(span).toBeGreaterThan(5 * 20 * 0.9);
@@ -95,7 +108,11 @@ describe('continuous batching', () => {
 
   test('prefillNsPerToken delays the first token by prompt length', async () => {
     const s = await sim({ prefillNsPerToken: 1 * MS });
-    await post(s.url, '/v1/completions', { prompt: Array.from({ length: 60 }, (_, i) => i), max_tokens: 2, stream: true });
+    await post(s.url, '/v1/completions', {
+      prompt: Array.from({ length: 60 }, (_, i) => i),
+      max_tokens: 2,
+      stream: true,
+    });
     const rec = s.records()[0]!;
     expect(rec.firstTokenNs! - rec.receivedNs).toBeGreaterThan(60 * MS * 0.9);
   });
@@ -110,9 +127,14 @@ describe('continuous batching', () => {
 
   test('a client disconnect aborts the sequence and frees its slot', async () => {
     const s = await sim({ maxRunningSeqs: 1, decodeStepNs: 2 * MS });
-    const long = post(s.url, '/v1/completions', { prompt: [1], max_tokens: 8000, stream: true }, {
-      onRead: (_r, soFar) => soFar.split('\n\n').length > 3,
-    });
+    const long = post(
+      s.url,
+      '/v1/completions',
+      { prompt: [1], max_tokens: 8000, stream: true },
+      {
+        onRead: (_r, soFar) => soFar.split('\n\n').length > 3,
+      },
+    );
     const a = await long;
     expect(a.error).not.toBeNull();
     expect(await waitFor(() => s.stats().running === 0 && s.records()[0]!.endNs !== null)).toBe(true);
@@ -129,18 +151,28 @@ describe('continuous batching', () => {
 describe('output length and chunking', () => {
   test('eosAfter: stop with EOS as the last token; ignore_eos and min_tokens', async () => {
     const s = await sim({ eosAfter: 3 });
-    const r = await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 10, stream: true, return_token_ids: true });
+    const r = await post(s.url, '/v1/completions', {
+      prompt: [1],
+      max_tokens: 10,
+      stream: true,
+      return_token_ids: true,
+    });
     const chunks = tokenIdChunks(r.body);
     expect(chunks.flat()).toHaveLength(3);
     expect(chunks.flat().at(-1)).toBe(2);
     const last = sseJson(r.body).at(-1)!;
     expect(last.choices[0]).toMatchObject({ text: '', finish_reason: 'stop', stop_reason: null });
 
-    const ig = JSON.parse((await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 10, ignore_eos: true })).body);
+    const ig = JSON.parse(
+      (await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 10, ignore_eos: true })).body,
+    );
     expect(ig.usage.completion_tokens).toBe(10);
     expect(ig.choices[0].finish_reason).toBe('length');
 
-    const min = JSON.parse((await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 10, min_tokens: 6, return_token_ids: true })).body);
+    const min = JSON.parse(
+      (await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 10, min_tokens: 6, return_token_ids: true }))
+        .body,
+    );
     expect(min.choices[0].token_ids).toHaveLength(6);
     expect(min.choices[0].finish_reason).toBe('stop');
 
@@ -151,7 +183,10 @@ describe('output length and chunking', () => {
 
   test('outputLength: a number or a function of the request', async () => {
     const fixed = await sim({ outputLength: 4 });
-    expect(JSON.parse((await post(fixed.url, '/v1/completions', { prompt: [1], max_tokens: 100 })).body).usage.completion_tokens).toBe(4);
+    expect(
+      JSON.parse((await post(fixed.url, '/v1/completions', { prompt: [1], max_tokens: 100 })).body).usage
+        .completion_tokens,
+    ).toBe(4);
     const seen: number[] = [];
     const fn = await sim({
       flavor: 'sglang',
@@ -167,22 +202,43 @@ describe('output length and chunking', () => {
 
   test('tokensPerChunk (vLLM): first chunk 1 token, then N, the last flushes', async () => {
     const s = await sim({ tokensPerChunk: 4 });
-    const r = await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 10, stream: true, return_token_ids: true });
+    const r = await post(s.url, '/v1/completions', {
+      prompt: [1],
+      max_tokens: 10,
+      stream: true,
+      return_token_ids: true,
+    });
     expect(tokenIdChunks(r.body).map((c) => c.length)).toEqual([1, 4, 4, 1]);
     expect(s.records()[0]!.chunks).toBe(5); // 4 token chunks + [DONE]
   });
 
   test('per-request stream_interval can only raise the server interval', async () => {
     const s = await sim({ tokensPerChunk: 2 });
-    const up = await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 10, stream: true, return_token_ids: true, stream_interval: 3 });
+    const up = await post(s.url, '/v1/completions', {
+      prompt: [1],
+      max_tokens: 10,
+      stream: true,
+      return_token_ids: true,
+      stream_interval: 3,
+    });
     expect(tokenIdChunks(up.body).map((c) => c.length)).toEqual([1, 3, 3, 3]);
-    const down = await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 5, stream: true, return_token_ids: true, stream_interval: 1 });
+    const down = await post(s.url, '/v1/completions', {
+      prompt: [1],
+      max_tokens: 5,
+      stream: true,
+      return_token_ids: true,
+      stream_interval: 1,
+    });
     expect(tokenIdChunks(down.body).map((c) => c.length)).toEqual([1, 2, 2]);
   });
 
   test('each paced step is one socket write per stream', async () => {
     const s = await sim({ decodeStepNs: 15 * MS, tokensPerChunk: 1 });
-    const r = await post(s.url, '/v1/chat/completions', { messages: [{ role: 'user', content: 'a' }], max_tokens: 3, stream: true });
+    const r = await post(s.url, '/v1/chat/completions', {
+      messages: [{ role: 'user', content: 'a' }],
+      max_tokens: 3,
+      stream: true,
+    });
     // read 1: headers only are not a body read; then role+content together, content, content+[DONE]
     const bodyReads = r.reads.map((x) => x.text.split('\n\n').filter(Boolean).length);
     expect(bodyReads).toEqual([2, 1, 2]);
@@ -193,9 +249,14 @@ describe('records', () => {
   test('fields and monotonic-clock times', async () => {
     const s = await sim({ decodeStepNs: 2 * MS });
     const before = nowNs();
-    const r = await post(s.url, '/v1/completions', { prompt: [5, 6], max_tokens: 3, stream: true, stream_options: {} }, {
-      headers: { 'x-request-id': 'req-7' },
-    });
+    const r = await post(
+      s.url,
+      '/v1/completions',
+      { prompt: [5, 6], max_tokens: 3, stream: true, stream_options: {} },
+      {
+        headers: { 'x-request-id': 'req-7' },
+      },
+    );
     const after = nowNs();
     expect(r.status).toBe(200);
     const [rec] = s.records();

@@ -216,12 +216,16 @@ describe('fault validation and control routes', () => {
     expect(() => s.injectFaults([{ kind: 'status', status: 404 as never }])).toThrow(/status must be one of/);
     expect(() => s.injectFaults([{ kind: 'stall', afterTokens: -1 }])).toThrow(/afterTokens/);
     expect(() => s.injectFaults([{ kind: 'status', status: 500, match: { every: 0 } }])).toThrow(/match\.every/);
-    await expect(startSimulator({ faults: [{ kind: 'reset-before', ms: 5 } as never] })).rejects.toThrow(/option 'faults'.*ms/);
+    await expect(startSimulator({ faults: [{ kind: 'reset-before', ms: 5 } as never] })).rejects.toThrow(
+      /option 'faults'.*ms/,
+    );
   });
 
   test('POST/DELETE /_sim/faults, GET/DELETE /_sim/records, GET /_sim/stats', async () => {
     const s = await sim();
-    const add = await post(s.url, '/_sim/faults', [{ kind: 'status', status: 503, count: 1, match: { path: '/v1/completions' } }]);
+    const add = await post(s.url, '/_sim/faults', [
+      { kind: 'status', status: 503, count: 1, match: { path: '/v1/completions' } },
+    ]);
     expect(add.status).toBe(200);
     expect(JSON.parse(add.body)).toMatchObject({ ok: true, added: 1, active: 1 });
     expect((await post(s.url, '/v1/completions', { prompt: [1], max_tokens: 1 })).status).toBe(503);
@@ -265,7 +269,16 @@ describe('robustness', () => {
 
   test('weird JSON bodies never crash it', async () => {
     const s = await sim({ flavor: 'sglang' });
-    for (const raw of ['null', '[]', '"x"', '1', '{"messages":5}', '{"prompt":{"a":1}}', '{"input_ids":[[1],[2,"x"]]}', '\u0000']) {
+    for (const raw of [
+      'null',
+      '[]',
+      '"x"',
+      '1',
+      '{"messages":5}',
+      '{"prompt":{"a":1}}',
+      '{"input_ids":[[1],[2,"x"]]}',
+      '\u0000',
+    ]) {
       for (const path of ['/v1/completions', '/v1/chat/completions', '/generate']) {
         const r = await httpCall(s.url, path, { method: 'POST', rawBody: raw });
         expect(r.status, `${path} ${raw}`).toBe(400);

@@ -40,7 +40,15 @@ export function httpCall(baseUrl: string, path: string, opts: RequestOptions = {
   return new Promise((resolve) => {
     const url = new URL(path, baseUrl);
     const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
-    const result: HttpResult = { status: 0, headers: {}, body: '', reads: [], sentNs: now(), headersNs: null, error: null };
+    const result: HttpResult = {
+      status: 0,
+      headers: {},
+      body: '',
+      reads: [],
+      sentNs: now(),
+      headersNs: null,
+      error: null,
+    };
     let settled = false;
     const done = (err: Error | null): void => {
       if (settled) return;
@@ -78,10 +86,13 @@ export function httpCall(baseUrl: string, path: string, opts: RequestOptions = {
         });
       },
     );
-    const timer = opts.timeoutMs === undefined ? null : setTimeout(() => {
-      req.destroy();
-      done(new Error('timeout'));
-    }, opts.timeoutMs);
+    const timer =
+      opts.timeoutMs === undefined
+        ? null
+        : setTimeout(() => {
+            req.destroy();
+            done(new Error('timeout'));
+          }, opts.timeoutMs);
     req.on('error', (err) => done(err));
     result.sentNs = now();
     req.end(payload);

@@ -29,7 +29,12 @@ test.skipIf(fdLimit() < 2 * STREAMS + 200)(`${STREAMS} concurrent streams comple
     const t0 = Date.now();
     const results = await Promise.all(
       Array.from({ length: STREAMS }, (_, i) =>
-        post(sim.url, '/v1/completions', { prompt: [i + 1, 7], max_tokens: TOKENS, stream: true, return_token_ids: true }, { agent, timeoutMs: 45_000 }),
+        post(
+          sim.url,
+          '/v1/completions',
+          { prompt: [i + 1, 7], max_tokens: TOKENS, stream: true, return_token_ids: true },
+          { agent, timeoutMs: 45_000 },
+        ),
       ),
     );
     const elapsed = Date.now() - t0;
@@ -42,7 +47,12 @@ test.skipIf(fdLimit() < 2 * STREAMS + 200)(`${STREAMS} concurrent streams comple
     }
     expect(elapsed).toBeLessThan(40_000);
     expect(maxRunning).toBeLessThanOrEqual(256);
-    expect(sim.stats()).toMatchObject({ running: 0, waiting: 0, totalRequests: STREAMS, totalTokens: STREAMS * TOKENS });
+    expect(sim.stats()).toMatchObject({
+      running: 0,
+      waiting: 0,
+      totalRequests: STREAMS,
+      totalTokens: STREAMS * TOKENS,
+    });
     expect(sim.records()).toHaveLength(STREAMS);
   } finally {
     agent.destroy();

@@ -71,10 +71,34 @@ describe('loadgen sim flags', () => {
 
   test('flags map to options (ms/us -> ns, per-flavour default port)', async () => {
     const flags = await parse([
-      '--port', '0', '--flavor', 'sglang', '--model', 'llama', '--max-model-len', '4096', '--max-running-seqs', '8',
-      '--decode-step-ms', '12.5', '--decode-step-ms-per-seq', '0.25', '--prefill-us-per-token', '3', '--tokens-per-chunk', '4',
-      '--eos-after', '9', '--sglang-output-ids', 'delta', '--no-return-token-ids', '--no-precise-pacing', '--server-version', '0.5.9',
-      '--faults', '[{"kind":"status","status":503,"count":1}]',
+      '--port',
+      '0',
+      '--flavor',
+      'sglang',
+      '--model',
+      'llama',
+      '--max-model-len',
+      '4096',
+      '--max-running-seqs',
+      '8',
+      '--decode-step-ms',
+      '12.5',
+      '--decode-step-ms-per-seq',
+      '0.25',
+      '--prefill-us-per-token',
+      '3',
+      '--tokens-per-chunk',
+      '4',
+      '--eos-after',
+      '9',
+      '--sglang-output-ids',
+      'delta',
+      '--no-return-token-ids',
+      '--no-precise-pacing',
+      '--server-version',
+      '0.5.9',
+      '--faults',
+      '[{"kind":"status","status":503,"count":1}]',
     ]);
     expect(simOptionsFromFlags(flags)).toEqual({
       flavor: 'sglang',
@@ -123,14 +147,21 @@ describe('loadgen sim (spawned)', () => {
       outfile: cli,
       logLevel: 'silent',
       // commander is CommonJS: give the ESM bundle a real require().
-      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      },
     });
   });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function run(args: string[]): { child: ReturnType<typeof spawn>; url: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
+  function run(args: string[]): {
+    child: ReturnType<typeof spawn>;
+    url: Promise<string>;
+    exit: Promise<number | null>;
+    stderr: () => string;
+  } {
     const child = spawn(process.execPath, [cli, 'sim', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';

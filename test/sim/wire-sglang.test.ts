@@ -19,7 +19,12 @@ afterAll(async () => {
 
 describe('SGLang /generate', () => {
   test('streaming, cumulative output_ids and text (default); finish_reason null then a length object', async () => {
-    const r = await post(sim.url, '/generate', { input_ids: [1, 2, 3], sampling_params: { max_new_tokens: 3, temperature: 0 }, stream: true, rid: 'r1' });
+    const r = await post(sim.url, '/generate', {
+      input_ids: [1, 2, 3],
+      sampling_params: { max_new_tokens: 3, temperature: 0 },
+      stream: true,
+      rid: 'r1',
+    });
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(sseData(r.body).at(-1)).toBe('[DONE]');
@@ -43,7 +48,11 @@ describe('SGLang /generate', () => {
   test('delta mode: output_ids and text are per-chunk deltas, completion_tokens stays cumulative', async () => {
     const delta = await startSimulator({ flavor: 'sglang', sglangOutputIds: 'delta', tokensPerChunk: 2 });
     try {
-      const r = await post(delta.url, '/generate', { input_ids: [4, 5], sampling_params: { max_new_tokens: 5 }, stream: true });
+      const r = await post(delta.url, '/generate', {
+        input_ids: [4, 5],
+        sampling_params: { max_new_tokens: 5 },
+        stream: true,
+      });
       const ids = expectedIds([4, 5], 5);
       const events = sseJson(r.body);
       // SGLang cadence: first token at once, then when the decode counter is a multiple of the interval, then the end.
@@ -61,7 +70,11 @@ describe('SGLang /generate', () => {
   test('EOS stop: {"type":"stop","matched":<eos>}, EOS id in output_ids but not in text; ignore_eos and min_new_tokens', async () => {
     const eos = await startSimulator({ flavor: 'sglang', eosAfter: 2 });
     try {
-      const r = await post(eos.url, '/generate', { input_ids: [7], sampling_params: { max_new_tokens: 10 }, stream: true });
+      const r = await post(eos.url, '/generate', {
+        input_ids: [7],
+        sampling_params: { max_new_tokens: 10 },
+        stream: true,
+      });
       const last = sseJson(r.body).at(-1)!;
       const ids = expectedIds([7], 1);
       expect(last.output_ids).toEqual([ids[0], 2]);
@@ -69,11 +82,21 @@ describe('SGLang /generate', () => {
       expect(last.meta_info.finish_reason).toEqual({ type: 'stop', matched: 2 });
       expect(last.meta_info.completion_tokens).toBe(2);
 
-      const ig = JSON.parse((await post(eos.url, '/generate', { input_ids: [7], sampling_params: { max_new_tokens: 6, ignore_eos: true } })).body);
+      const ig = JSON.parse(
+        (await post(eos.url, '/generate', { input_ids: [7], sampling_params: { max_new_tokens: 6, ignore_eos: true } }))
+          .body,
+      );
       expect(ig.meta_info.completion_tokens).toBe(6);
       expect(ig.meta_info.finish_reason).toEqual({ type: 'length', length: 6 });
 
-      const min = JSON.parse((await post(eos.url, '/generate', { input_ids: [7], sampling_params: { max_new_tokens: 6, min_new_tokens: 4 } })).body);
+      const min = JSON.parse(
+        (
+          await post(eos.url, '/generate', {
+            input_ids: [7],
+            sampling_params: { max_new_tokens: 6, min_new_tokens: 4 },
+          })
+        ).body,
+      );
       expect(min.meta_info.completion_tokens).toBe(4);
       expect(min.output_ids.at(-1)).toBe(2);
     } finally {
@@ -82,13 +105,22 @@ describe('SGLang /generate', () => {
   });
 
   test('non-stream single and batch; text input; default max_new_tokens 128', async () => {
-    const one = JSON.parse((await post(sim.url, '/generate', { input_ids: [1, 2], sampling_params: { max_new_tokens: 2 } })).body);
+    const one = JSON.parse(
+      (await post(sim.url, '/generate', { input_ids: [1, 2], sampling_params: { max_new_tokens: 2 } })).body,
+    );
     expect(Object.keys(one)).toEqual(['text', 'output_ids', 'meta_info']);
     expect(one.output_ids).toEqual(expectedIds([1, 2], 2));
     expect(one.meta_info.finish_reason).toEqual({ type: 'length', length: 2 });
     expect(typeof one.meta_info.e2e_latency).toBe('number');
 
-    const batch = JSON.parse((await post(sim.url, '/generate', { input_ids: [[1, 2], [3]], sampling_params: [{ max_new_tokens: 1 }, { max_new_tokens: 2 }] })).body);
+    const batch = JSON.parse(
+      (
+        await post(sim.url, '/generate', {
+          input_ids: [[1, 2], [3]],
+          sampling_params: [{ max_new_tokens: 1 }, { max_new_tokens: 2 }],
+        })
+      ).body,
+    );
     expect(Array.isArray(batch)).toBe(true);
     expect(batch.map((b: any) => b.meta_info.completion_tokens)).toEqual([1, 2]);
     expect(batch[1].output_ids).toEqual(expectedIds([3], 2));
@@ -100,19 +132,36 @@ describe('SGLang /generate', () => {
   });
 
   test('batched streaming: chunks carry index', async () => {
-    const r = await post(sim.url, '/generate', { text: ['a', 'b c'], sampling_params: { max_new_tokens: 2 }, stream: true });
+    const r = await post(sim.url, '/generate', {
+      text: ['a', 'b c'],
+      sampling_params: { max_new_tokens: 2 },
+      stream: true,
+    });
     const events = sseJson(r.body);
     expect(events).toHaveLength(4);
     expect(events.map((e) => e.index).sort()).toEqual([0, 0, 1, 1]);
   });
 
   test('return_logprob: meta_info.output_token_logprobs', async () => {
-    const one = JSON.parse((await post(sim.url, '/generate', { input_ids: [1, 2], sampling_params: { max_new_tokens: 2 }, return_logprob: true })).body);
+    const one = JSON.parse(
+      (
+        await post(sim.url, '/generate', {
+          input_ids: [1, 2],
+          sampling_params: { max_new_tokens: 2 },
+          return_logprob: true,
+        })
+      ).body,
+    );
     expect(one.meta_info.output_token_logprobs.map((x: any[]) => x[1])).toEqual(one.output_ids);
   });
 
   test('/generate errors: {"error":{"message"}} with 400', async () => {
-    for (const body of [{}, { text: 'a', input_ids: [1] }, { input_ids: [] }, { input_ids: [1], sampling_params: { max_new_tokens: 'x' } }]) {
+    for (const body of [
+      {},
+      { text: 'a', input_ids: [1] },
+      { input_ids: [] },
+      { input_ids: [1], sampling_params: { max_new_tokens: 'x' } },
+    ]) {
       const r = await post(sim.url, '/generate', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       const parsed = JSON.parse(r.body);
@@ -120,13 +169,21 @@ describe('SGLang /generate', () => {
       expect(Object.keys(parsed.error)).toEqual(['message']);
     }
     const long = await post(sim.url, '/generate', { input_ids: Array.from({ length: 128 }, () => 9) });
-    expect(JSON.parse(long.body).error.message).toBe("The input (128 tokens) is longer than the model's context length (128 tokens).");
+    expect(JSON.parse(long.body).error.message).toBe(
+      "The input (128 tokens) is longer than the model's context length (128 tokens).",
+    );
   });
 });
 
 describe('SGLang OpenAI routes', () => {
   test('completions stream: "usage":null, "logprobs":null, "matched_stop":null on every chunk; no usage chunk by default', async () => {
-    const r = await post(sim.url, '/v1/completions', { model: 'anything', prompt: [1, 2], max_tokens: 2, stream: true, return_token_ids: true });
+    const r = await post(sim.url, '/v1/completions', {
+      model: 'anything',
+      prompt: [1, 2],
+      max_tokens: 2,
+      stream: true,
+      return_token_ids: true,
+    });
     expect(r.status).toBe(200);
     const events = sseJson(r.body);
     expect(events).toHaveLength(2);
@@ -138,24 +195,48 @@ describe('SGLang OpenAI routes', () => {
       expect(e.model).toBe('anything');
       expect(e.usage).toBeNull();
       expect(e.choices[0]).toEqual({
-        index: 0, text: ` t${ids[i]}`, logprobs: null, finish_reason: i === 1 ? 'length' : null, matched_stop: null,
+        index: 0,
+        text: ` t${ids[i]}`,
+        logprobs: null,
+        finish_reason: i === 1 ? 'length' : null,
+        matched_stop: null,
       });
     });
   });
 
   test('include_usage: final usage chunk without nulls; stream_options without stream is accepted', async () => {
-    const r = await post(sim.url, '/v1/completions', { prompt: [1, 2], max_tokens: 2, stream: true, stream_options: { include_usage: true } });
+    const r = await post(sim.url, '/v1/completions', {
+      prompt: [1, 2],
+      max_tokens: 2,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const last = sseJson(r.body).at(-1)!;
     expect(last.choices).toEqual([]);
     expect(last.usage).toEqual({ prompt_tokens: 2, total_tokens: 4, completion_tokens: 2 });
-    const ns = await post(sim.url, '/v1/completions', { prompt: [1], max_tokens: 1, stream_options: { include_usage: true } });
+    const ns = await post(sim.url, '/v1/completions', {
+      prompt: [1],
+      max_tokens: 1,
+      stream_options: { include_usage: true },
+    });
     expect(ns.status).toBe(200);
   });
 
   test('stream_options {} keeps usage off (SGLang default); continuous_usage_stats works on its own', async () => {
-    const a = sseJson((await post(sim.url, '/v1/completions', { prompt: [1], max_tokens: 2, stream: true, stream_options: {} })).body);
+    const a = sseJson(
+      (await post(sim.url, '/v1/completions', { prompt: [1], max_tokens: 2, stream: true, stream_options: {} })).body,
+    );
     expect(a.every((e) => e.choices.length === 1 && e.usage === null)).toBe(true);
-    const b = sseJson((await post(sim.url, '/v1/completions', { prompt: [1], max_tokens: 2, stream: true, stream_options: { continuous_usage_stats: true } })).body);
+    const b = sseJson(
+      (
+        await post(sim.url, '/v1/completions', {
+          prompt: [1],
+          max_tokens: 2,
+          stream: true,
+          stream_options: { continuous_usage_stats: true },
+        })
+      ).body,
+    );
     expect(b.map((e) => e.usage.completion_tokens)).toEqual([1, 2]);
     expect(b.every((e) => e.choices.length === 1)).toBe(true);
   });
@@ -172,9 +253,19 @@ describe('SGLang OpenAI routes', () => {
   });
 
   test('chat stream: role chunk then content; headers wait for the first output', async () => {
-    const r = await post(sim.url, '/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }], max_tokens: 2, stream: true });
+    const r = await post(sim.url, '/v1/chat/completions', {
+      messages: [{ role: 'user', content: 'x' }],
+      max_tokens: 2,
+      stream: true,
+    });
     const events = sseJson(r.body);
-    expect(events[0]!.choices[0]).toEqual({ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null, matched_stop: null });
+    expect(events[0]!.choices[0]).toEqual({
+      index: 0,
+      delta: { role: 'assistant', content: '' },
+      logprobs: null,
+      finish_reason: null,
+      matched_stop: null,
+    });
     expect(events[0]!.usage).toBeNull();
     expect(events[1]!.object).toBe('chat.completion.chunk');
     expect(events.at(-1)!.choices[0].finish_reason).toBe('length');
@@ -193,7 +284,9 @@ describe('SGLang OpenAI routes', () => {
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body).object).toBe('error');
     const ctx = await post(sim.url, '/v1/completions', { prompt: [1, 2], max_tokens: 127 });
-    expect(JSON.parse(ctx.body).message).toMatch(/^Requested token count exceeds the model's maximum context length of 128 tokens/);
+    expect(JSON.parse(ctx.body).message).toMatch(
+      /^Requested token count exceeds the model's maximum context length of 128 tokens/,
+    );
   });
 });
 
@@ -206,7 +299,12 @@ describe('SGLang info routes', () => {
   test('/get_server_info and /server_info carry version and server args', async () => {
     for (const path of ['/get_server_info', '/server_info']) {
       const info = JSON.parse((await httpCall(sim.url, path)).body);
-      expect(info).toMatchObject({ version: '0.5.4', model_path: 'qwen', context_length: 128, max_running_requests: 256 });
+      expect(info).toMatchObject({
+        version: '0.5.4',
+        model_path: 'qwen',
+        context_length: 128,
+        max_running_requests: 256,
+      });
       expect(info.internal_states[0]).toHaveProperty('avg_spec_accept_length');
     }
   });

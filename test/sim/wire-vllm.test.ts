@@ -52,7 +52,12 @@ describe('vLLM /v1/completions streaming', () => {
   });
 
   test('return_token_ids: delta token_ids per chunk, prompt_token_ids on the first chunk only', async () => {
-    const r = await post(sim.url, '/v1/completions', { prompt: [9, 8], max_tokens: 4, stream: true, return_token_ids: true });
+    const r = await post(sim.url, '/v1/completions', {
+      prompt: [9, 8],
+      max_tokens: 4,
+      stream: true,
+      return_token_ids: true,
+    });
     const chunks = sseJson(r.body);
     expect(chunks[0]!.choices[0].prompt_token_ids).toEqual([9, 8]);
     for (const c of chunks.slice(1)) expect('prompt_token_ids' in c.choices[0]).toBe(false);
@@ -60,7 +65,12 @@ describe('vLLM /v1/completions streaming', () => {
   });
 
   test('text prompts get a BOS and one token per word', async () => {
-    const r = await post(sim.url, '/v1/completions', { prompt: 'hello big world', max_tokens: 1, stream: true, return_token_ids: true });
+    const r = await post(sim.url, '/v1/completions', {
+      prompt: 'hello big world',
+      max_tokens: 1,
+      stream: true,
+      return_token_ids: true,
+    });
     const first = sseJson(r.body)[0]!;
     expect(first.choices[0].prompt_token_ids).toEqual(tokenizeText('hello big world'));
     expect(first.choices[0].prompt_token_ids).toHaveLength(4);
@@ -68,7 +78,12 @@ describe('vLLM /v1/completions streaming', () => {
   });
 
   test('stream_options {} turns usage on (vLLM default include_usage=true): final usage-only chunk', async () => {
-    const r = await post(sim.url, '/v1/completions', { prompt: [1, 2, 3], max_tokens: 2, stream: true, stream_options: {} });
+    const r = await post(sim.url, '/v1/completions', {
+      prompt: [1, 2, 3],
+      max_tokens: 2,
+      stream: true,
+      stream_options: {},
+    });
     const events = sseJson(r.body);
     const usage = events.at(-1)!;
     expect(usage.choices).toEqual([]);
@@ -81,7 +96,10 @@ describe('vLLM /v1/completions streaming', () => {
 
   test('include_usage=false: no usage chunk at all', async () => {
     const r = await post(sim.url, '/v1/completions', {
-      prompt: [1, 2, 3], max_tokens: 2, stream: true, stream_options: { include_usage: false, continuous_usage_stats: true },
+      prompt: [1, 2, 3],
+      max_tokens: 2,
+      stream: true,
+      stream_options: { include_usage: false, continuous_usage_stats: true },
     });
     for (const e of sseJson(r.body)) {
       expect('usage' in e).toBe(false);
@@ -91,7 +109,10 @@ describe('vLLM /v1/completions streaming', () => {
 
   test('continuous_usage_stats: running completion_tokens on every chunk', async () => {
     const r = await post(sim.url, '/v1/completions', {
-      prompt: [4, 4], max_tokens: 3, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true },
+      prompt: [4, 4],
+      max_tokens: 3,
+      stream: true,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
     });
     const events = sseJson(r.body);
     expect(events.map((e) => e.usage.completion_tokens)).toEqual([1, 2, 3, 3]);
@@ -100,7 +121,14 @@ describe('vLLM /v1/completions streaming', () => {
 
   test('batched prompts (int[][]): choice index per prompt, usage summed', async () => {
     const r = await post(sim.url, '/v1/completions', {
-      prompt: [[10, 11], [12, 13, 14]], max_tokens: 2, stream: true, return_token_ids: true, stream_options: { include_usage: true },
+      prompt: [
+        [10, 11],
+        [12, 13, 14],
+      ],
+      max_tokens: 2,
+      stream: true,
+      return_token_ids: true,
+      stream_options: { include_usage: true },
     });
     const events = sseJson(r.body);
     const byIndex = new Map<number, number[]>();
@@ -123,7 +151,11 @@ describe('vLLM /v1/completions streaming', () => {
 
   test('logprobs + return_tokens_as_token_ids: tokens are "token_id:<id>"', async () => {
     const r = await post(sim.url, '/v1/completions', {
-      prompt: [3, 3], max_tokens: 2, stream: true, logprobs: 1, return_tokens_as_token_ids: true,
+      prompt: [3, 3],
+      max_tokens: 2,
+      stream: true,
+      logprobs: 1,
+      return_tokens_as_token_ids: true,
     });
     const ids = expectedIds([3, 3], 2);
     const lps = sseJson(r.body).map((e) => e.choices[0].logprobs);
@@ -133,7 +165,12 @@ describe('vLLM /v1/completions streaming', () => {
   });
 
   test('x-request-id becomes the response id', async () => {
-    const r = await post(sim.url, '/v1/completions', { prompt: [1, 2], max_tokens: 1 }, { headers: { 'x-request-id': 'abc-123' } });
+    const r = await post(
+      sim.url,
+      '/v1/completions',
+      { prompt: [1, 2], max_tokens: 1 },
+      { headers: { 'x-request-id': 'abc-123' } },
+    );
     expect(JSON.parse(r.body).id).toBe('cmpl-abc-123');
   });
 });
@@ -156,7 +193,12 @@ describe('vLLM /v1/completions non-streaming', () => {
       token_ids: ids,
       prompt_token_ids: [7, 7, 7],
     });
-    expect(body.usage).toEqual({ prompt_tokens: 3, total_tokens: 5, completion_tokens: 2, prompt_tokens_details: null });
+    expect(body.usage).toEqual({
+      prompt_tokens: 3,
+      total_tokens: 5,
+      completion_tokens: 2,
+      prompt_tokens_details: null,
+    });
 
     const plain = JSON.parse((await post(sim.url, '/v1/completions', { prompt: [7, 7, 7], max_tokens: 2 })).body);
     expect(plain.choices[0].token_ids).toBeNull();
@@ -173,19 +215,30 @@ describe('vLLM /v1/chat/completions', () => {
   const messages = [{ role: 'user', content: 'hi there' }];
 
   test('stream: role-only first chunk, then content deltas with token_ids; prompt_token_ids on the first chunk root', async () => {
-    const r = await post(sim.url, '/v1/chat/completions', { messages, max_completion_tokens: 3, stream: true, return_token_ids: true });
+    const r = await post(sim.url, '/v1/chat/completions', {
+      messages,
+      max_completion_tokens: 3,
+      stream: true,
+      return_token_ids: true,
+    });
     expect(r.status).toBe(200);
     const events = sseJson(r.body);
     expect(events).toHaveLength(4);
     const role = events[0]!;
     expect(role.object).toBe('chat.completion.chunk');
     expect(role.id).toMatch(/^chatcmpl-/);
-    expect(role.choices).toEqual([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
+    expect(role.choices).toEqual([
+      { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+    ]);
     expect(Array.isArray(role.prompt_token_ids)).toBe(true);
     const deltas = events.slice(1);
     expect(deltas.map((e) => e.choices[0].token_ids.length)).toEqual([1, 1, 1]);
     expect(deltas[0]!.choices[0]).toEqual({
-      index: 0, delta: { content: ` t${deltas[0]!.choices[0].token_ids[0]}` }, logprobs: null, finish_reason: null, token_ids: deltas[0]!.choices[0].token_ids,
+      index: 0,
+      delta: { content: ` t${deltas[0]!.choices[0].token_ids[0]}` },
+      logprobs: null,
+      finish_reason: null,
+      token_ids: deltas[0]!.choices[0].token_ids,
     });
     expect(deltas[2]!.choices[0].finish_reason).toBe('length');
     expect(deltas[2]!.choices[0].stop_reason).toBeNull();
@@ -206,7 +259,10 @@ describe('vLLM /v1/chat/completions', () => {
   });
 
   test('non-stream shape', async () => {
-    const body = JSON.parse((await post(sim.url, '/v1/chat/completions', { messages, max_completion_tokens: 2, return_token_ids: true })).body);
+    const body = JSON.parse(
+      (await post(sim.url, '/v1/chat/completions', { messages, max_completion_tokens: 2, return_token_ids: true }))
+        .body,
+    );
     expect(body.object).toBe('chat.completion');
     expect(body.choices[0].message.role).toBe('assistant');
     expect(body.choices[0].message.content).toMatch(/^ t\d+ t\d+$/);
@@ -216,7 +272,11 @@ describe('vLLM /v1/chat/completions', () => {
 
   test('chat logprobs with token ids', async () => {
     const r = await post(sim.url, '/v1/chat/completions', {
-      messages, max_completion_tokens: 1, stream: true, logprobs: true, return_tokens_as_token_ids: true,
+      messages,
+      max_completion_tokens: 1,
+      stream: true,
+      logprobs: true,
+      return_tokens_as_token_ids: true,
     });
     const content = sseJson(r.body)[1]!.choices[0].logprobs.content;
     expect(content).toHaveLength(1);
@@ -231,7 +291,8 @@ describe('vLLM errors and info routes', () => {
     const body = JSON.parse(r.body);
     expect(Object.keys(body)).toEqual(['error']);
     expect(body.error).toEqual({
-      message: "'max_tokens' or 'max_completion_tokens' is too large: 61. This model's maximum context length is 64 tokens and your request has 4 input tokens (61 > 64 - 4).",
+      message:
+        "'max_tokens' or 'max_completion_tokens' is too large: 61. This model's maximum context length is 64 tokens and your request has 4 input tokens (61 > 64 - 4).",
       type: 'BadRequestError',
       param: 'max_tokens',
       code: 400,
@@ -247,11 +308,17 @@ describe('vLLM errors and info routes', () => {
   test('prompt too long', async () => {
     const r = await post(sim.url, '/v1/completions', { prompt: Array.from({ length: 64 }, () => 5), max_tokens: 1 });
     expect(r.status).toBe(400);
-    expect(JSON.parse(r.body).error.message).toMatch(/maximum context length is 64 tokens\. However, your request has 64 input tokens/);
+    expect(JSON.parse(r.body).error.message).toMatch(
+      /maximum context length is 64 tokens\. However, your request has 64 input tokens/,
+    );
   });
 
   test('stream_options without stream: 400', async () => {
-    const r = await post(sim.url, '/v1/completions', { prompt: [1], max_tokens: 1, stream_options: { include_usage: true } });
+    const r = await post(sim.url, '/v1/completions', {
+      prompt: [1],
+      max_tokens: 1,
+      stream_options: { include_usage: true },
+    });
     expect(r.status).toBe(400);
     expect(JSON.parse(r.body).error.param).toBe('stream_options');
   });
@@ -259,16 +326,32 @@ describe('vLLM errors and info routes', () => {
   test('unknown model: 404 NotFoundError', async () => {
     const r = await post(sim.url, '/v1/completions', { model: 'nope', prompt: [1], max_tokens: 1 });
     expect(r.status).toBe(404);
-    expect(JSON.parse(r.body).error).toMatchObject({ message: 'The model `nope` does not exist.', type: 'NotFoundError', code: 404 });
+    expect(JSON.parse(r.body).error).toMatchObject({
+      message: 'The model `nope` does not exist.',
+      type: 'NotFoundError',
+      code: 404,
+    });
   });
 
   test('bad inputs: 400 in the nested shape; unknown fields are ignored', async () => {
-    for (const body of [{ prompt: [] }, { prompt: [-1] }, { prompt: [1], max_tokens: 'x' }, { prompt: [1], max_tokens: 0 }, {}, { prompt: [[1], 'a'] }]) {
+    for (const body of [
+      { prompt: [] },
+      { prompt: [-1] },
+      { prompt: [1], max_tokens: 'x' },
+      { prompt: [1], max_tokens: 0 },
+      {},
+      { prompt: [[1], 'a'] },
+    ]) {
       const r = await post(sim.url, '/v1/completions', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(JSON.parse(r.body).error.code).toBe(400);
     }
-    const ok = await post(sim.url, '/v1/completions', { prompt: [1], max_tokens: 1, some_sglang_field: true, top_k: 5 });
+    const ok = await post(sim.url, '/v1/completions', {
+      prompt: [1],
+      max_tokens: 1,
+      some_sglang_field: true,
+      top_k: 5,
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -287,7 +370,14 @@ describe('vLLM errors and info routes', () => {
   test('/v1/models', async () => {
     const body = JSON.parse((await httpCall(sim.url, '/v1/models')).body);
     expect(body.object).toBe('list');
-    expect(body.data[0]).toMatchObject({ id: 'm1', object: 'model', owned_by: 'vllm', root: 'm1', parent: null, max_model_len: 64 });
+    expect(body.data[0]).toMatchObject({
+      id: 'm1',
+      object: 'model',
+      owned_by: 'vllm',
+      root: 'm1',
+      parent: null,
+      max_model_len: 64,
+    });
     expect(Array.isArray(body.data[0].permission)).toBe(true);
   });
 
@@ -299,7 +389,9 @@ describe('vLLM errors and info routes', () => {
     for (const path of ['/generate', '/get_server_info', '/nope']) {
       const r = await post(sim.url, path, {});
       expect(r.status).toBe(404);
-      expect(JSON.parse(r.body)).toEqual({ error: { message: 'Not Found', type: 'Not Found', param: null, code: 404 } });
+      expect(JSON.parse(r.body)).toEqual({
+        error: { message: 'Not Found', type: 'Not Found', param: null, code: 404 },
+      });
     }
     const r = await httpCall(sim.url, '/v1/completions');
     expect(r.status).toBe(405);
@@ -332,17 +424,29 @@ describe('vLLM errors and info routes', () => {
 
 describe('capability switches (older vLLM)', () => {
   test('returnTokenIds=false: return_token_ids is ignored; logprobsTokenIds=false: token strings', async () => {
-    const old = await startSimulator({ flavor: 'vllm', returnTokenIds: false, logprobsTokenIds: false, version: '0.9.2' });
+    const old = await startSimulator({
+      flavor: 'vllm',
+      returnTokenIds: false,
+      logprobsTokenIds: false,
+      version: '0.9.2',
+    });
     try {
       const r = await post(old.url, '/v1/completions', {
-        prompt: [1, 2], max_tokens: 2, stream: true, return_token_ids: true, logprobs: 0, return_tokens_as_token_ids: true,
+        prompt: [1, 2],
+        max_tokens: 2,
+        stream: true,
+        return_token_ids: true,
+        logprobs: 0,
+        return_tokens_as_token_ids: true,
       });
       for (const e of sseJson(r.body)) {
         expect('token_ids' in e.choices[0]).toBe(false);
         expect('prompt_token_ids' in e.choices[0]).toBe(false);
         expect(e.choices[0].logprobs.tokens[0]).toMatch(/^ t\d+$/);
       }
-      const ns = JSON.parse((await post(old.url, '/v1/completions', { prompt: [1, 2], max_tokens: 2, return_token_ids: true })).body);
+      const ns = JSON.parse(
+        (await post(old.url, '/v1/completions', { prompt: [1, 2], max_tokens: 2, return_token_ids: true })).body,
+      );
       expect('token_ids' in ns.choices[0]).toBe(false);
       expect(JSON.parse((await httpCall(old.url, '/version')).body).version).toBe('0.9.2');
     } finally {

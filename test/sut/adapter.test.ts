@@ -7,7 +7,18 @@ import { createLlmSut, TestScenario } from '../../lib/index.js';
 import type { SimFlavor } from '../../lib/sim/index.js';
 import { hashIds, tokenizeChat } from '../../lib/sim/tokens.js';
 import type { WireApiName } from '../../lib/sut/types.js';
-import { accuracyRun, expectedIds, hexToInt32, idDataset, logPaths, readAccuracy, serverRun, sim, textDataset, track } from './helpers.js';
+import {
+  accuracyRun,
+  expectedIds,
+  hexToInt32,
+  idDataset,
+  logPaths,
+  readAccuracy,
+  serverRun,
+  sim,
+  textDataset,
+  track,
+} from './helpers.js';
 
 const MATRIX: [SimFlavor, WireApiName][] = [
   ['vllm', 'completions'],
@@ -18,13 +29,24 @@ const MATRIX: [SimFlavor, WireApiName][] = [
 ];
 
 // SGLang's OpenAI routes sent no generated ids before 2026 (the simulator is such a server).
-const source = (flavor: SimFlavor, api: WireApiName) => (api === 'generate' ? 'output_ids' : flavor === 'vllm' ? 'token_ids' : 'none');
+const source = (flavor: SimFlavor, api: WireApiName) =>
+  api === 'generate' ? 'output_ids' : flavor === 'vllm' ? 'token_ids' : 'none';
 
 describe.each(MATRIX)('%s %s', (flavor, api) => {
   test('auto-detects the backend, sends every sampling field, completes every sample with ids and counts', async () => {
     const s = await sim({ flavor, decodeStepNs: 200_000 });
     const dataset = api === 'chat' ? textDataset(20, 6) : idDataset(20, 6);
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset, api, workers: 0, recordTimings: true, sampling: { seed: 7 }, onWarning: () => {} }));
+    const llm = track(
+      await createLlmSut({
+        endpoints: [s.url],
+        dataset,
+        api,
+        workers: 0,
+        recordTimings: true,
+        sampling: { seed: 7 },
+        onWarning: () => {},
+      }),
+    );
     expect(llm.backend).toBe(flavor);
     expect(llm.capabilities.tokenSource).toBe(source(flavor, api));
     const { result, outdir } = await serverRun(llm, 20);
@@ -75,7 +97,10 @@ describe.each(MATRIX)('%s %s', (flavor, api) => {
     const entries = readAccuracy(logPaths(outdir).accuracy);
     expect(entries.length).toBe(12);
     for (const e of entries) {
-      const prompt = api === 'chat' ? tokenizeChat([{ role: 'user', content: `prompt number ${e.qsl_idx}` }]) : [1, 100 + e.qsl_idx, 7];
+      const prompt =
+        api === 'chat'
+          ? tokenizeChat([{ role: 'user', content: `prompt number ${e.qsl_idx}` }])
+          : [1, 100 + e.qsl_idx, 7];
       const ids = hexToInt32(e.data);
       expect(ids).toEqual(withIds ? expectedIds(prompt, 7) : []);
       expect(hexToInt32(e.token_data!)).toEqual(ids.slice(0, 1));
@@ -95,13 +120,21 @@ describe('older servers', () => {
     const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(6, 5), workers: 0 }));
     expect(llm.capabilities.tokenSource).toBe('logprobs');
     const { outdir } = await accuracyRun(llm);
-    for (const e of readAccuracy(logPaths(outdir).accuracy)) expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 5));
+    for (const e of readAccuracy(logPaths(outdir).accuracy))
+      expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 5));
   });
 
   test('no ids at all: counts from usage, empty data, one warning saying the accuracy log cannot be scored', async () => {
     const s = await sim({ flavor: 'vllm', returnTokenIds: false, logprobsTokenIds: false });
     const warnings: string[] = [];
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(6, 5), workers: 0, onWarning: (m) => warnings.push(m) }));
+    const llm = track(
+      await createLlmSut({
+        endpoints: [s.url],
+        dataset: idDataset(6, 5),
+        workers: 0,
+        onWarning: (m) => warnings.push(m),
+      }),
+    );
     expect(llm.capabilities.tokenSource).toBe('none');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/accuracy log cannot be scored/);
@@ -119,9 +152,12 @@ describe('older servers', () => {
 
   test('SGLang delta output_ids are read the same as cumulative ones', async () => {
     const s = await sim({ flavor: 'sglang', sglangOutputIds: 'delta', tokensPerChunk: 2 });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(5, 9), api: 'generate', workers: 0 }));
+    const llm = track(
+      await createLlmSut({ endpoints: [s.url], dataset: idDataset(5, 9), api: 'generate', workers: 0 }),
+    );
     const { outdir } = await accuracyRun(llm);
-    for (const e of readAccuracy(logPaths(outdir).accuracy)) expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 9));
+    for (const e of readAccuracy(logPaths(outdir).accuracy))
+      expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 9));
   });
 
   test('EOS before max tokens: the count includes EOS, as the server counts it', async () => {

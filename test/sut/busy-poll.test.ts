@@ -82,14 +82,26 @@ describe('native busy polling on one thread', () => {
 describe('createLlmSut busyPoll', () => {
   test('bad values are refused before any endpoint is contacted', async () => {
     const base = { endpoints: ['http://127.0.0.1:1'], dataset: idDataset(4) };
-    await expect(createLlmSut({ ...base, busyPoll: 'yes' as never })).rejects.toThrow(/busyPoll must be true, false or \{ idleMs \}, got yes/);
-    await expect(createLlmSut({ ...base, busyPoll: { idleMs: -3 } })).rejects.toThrow(/busyPoll.idleMs must be a finite number of milliseconds >= 0, got -3/);
+    await expect(createLlmSut({ ...base, busyPoll: 'yes' as never })).rejects.toThrow(
+      /busyPoll must be true, false or \{ idleMs \}, got yes/,
+    );
+    await expect(createLlmSut({ ...base, busyPoll: { idleMs: -3 } })).rejects.toThrow(
+      /busyPoll.idleMs must be a finite number of milliseconds >= 0, got -3/,
+    );
     await expect(createLlmSut({ ...base, busyPoll: { idleMs: Infinity } })).rejects.toThrow(/busyPoll.idleMs/);
   });
 
   test('on the main thread: a Server run completes, the loop polled during it and stops after', async () => {
     const s = await sim({ decodeStepNs: 200_000 });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(16, 4), workers: 0, busyPoll: { idleMs: 30 }, onWarning: () => {} }));
+    const llm = track(
+      await createLlmSut({
+        endpoints: [s.url],
+        dataset: idDataset(16, 4),
+        workers: 0,
+        busyPoll: { idleMs: 30 },
+        onWarning: () => {},
+      }),
+    );
     expect(native.busyPollStats()).toMatchObject({ enabled: true, polling: false });
     const { result } = await serverRun(llm, 40);
     expect(result.errors.messages).toEqual([]);
@@ -106,8 +118,18 @@ describe('createLlmSut busyPoll', () => {
     const s = await sim({ decodeStepNs: 200_000 });
     const warnings: string[] = [];
     const cpus = availableParallelism();
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(16, 4), workers: cpus, busyPoll: true, onWarning: (m) => warnings.push(m) }));
-    expect(warnings.join('\n')).toMatch(new RegExp(`busyPoll: ${cpus} polling threads? on ${cpus} CPUs? leaves? no core for LoadGen's issue thread`));
+    const llm = track(
+      await createLlmSut({
+        endpoints: [s.url],
+        dataset: idDataset(16, 4),
+        workers: cpus,
+        busyPoll: true,
+        onWarning: (m) => warnings.push(m),
+      }),
+    );
+    expect(warnings.join('\n')).toMatch(
+      new RegExp(`busyPoll: ${cpus} polling threads? on ${cpus} CPUs? leaves? no core for LoadGen's issue thread`),
+    );
     const { result } = await serverRun(llm, 24);
     expect(result.errors.messages).toEqual([]);
     expect(await llm.report()).toMatchObject({ samples: { completed: 24, failed: 0 }, busyPollIdleMs: 1000 });
@@ -119,7 +141,15 @@ describe('createLlmSut busyPoll', () => {
     if (cpus < 2) return;
     const s = await sim();
     const warnings: string[] = [];
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(4, 2), workers: cpus - 1, busyPoll: true, onWarning: (m) => warnings.push(m) }));
+    const llm = track(
+      await createLlmSut({
+        endpoints: [s.url],
+        dataset: idDataset(4, 2),
+        workers: cpus - 1,
+        busyPoll: true,
+        onWarning: (m) => warnings.push(m),
+      }),
+    );
     expect(warnings.filter((m) => m.startsWith('busyPoll'))).toEqual([]);
     await llm.close();
   });

@@ -34,34 +34,38 @@ function fetchVia(pool: Pool, path: string, offerSink = true): Promise<Got> {
     const sink: Buffer[] = [];
     const undici: Buffer[] = [];
     let status = 0;
-    pool.dispatch(
-      { method: 'GET', path },
-      {
-        onConnect() {},
-        onHeaders(s: number, raw: Buffer[] | null) {
-          status = s;
-          markBody(s, offerSink && s === 200 && chunkedOnly(raw) ? { onBody: (b: Buffer, start: number, n: number) => sink.push(Buffer.from(b.subarray(start, start + n))) } : null);
-          return true;
-        },
-        onData(chunk: Buffer) {
-          undici.push(keepable(chunk));
-          return true;
-        },
-        onComplete(trailers: unknown) {
-          markIdle();
-          resolve({ status, viaSink: Buffer.concat(sink), viaUndici: Buffer.concat(undici), trailers });
-        },
-        onError(err: Error) {
-          markIdle();
-          reject(err);
-        },
-      } as never,
-    );
+    pool.dispatch({ method: 'GET', path }, {
+      onConnect() {},
+      onHeaders(s: number, raw: Buffer[] | null) {
+        status = s;
+        markBody(
+          s,
+          offerSink && s === 200 && chunkedOnly(raw)
+            ? { onBody: (b: Buffer, start: number, n: number) => sink.push(Buffer.from(b.subarray(start, start + n))) }
+            : null,
+        );
+        return true;
+      },
+      onData(chunk: Buffer) {
+        undici.push(keepable(chunk));
+        return true;
+      },
+      onComplete(trailers: unknown) {
+        markIdle();
+        resolve({ status, viaSink: Buffer.concat(sink), viaUndici: Buffer.concat(undici), trailers });
+      },
+      onError(err: Error) {
+        markIdle();
+        reject(err);
+      },
+    } as never);
   });
 }
 
 /** The raw server, closed after the test; `answer(sock, path, body)`. */
-async function listen(answer: (sock: net.Socket, path: string, body: string) => Promise<void> | void): Promise<RawServer> {
+async function listen(
+  answer: (sock: net.Socket, path: string, body: string) => Promise<void> | void,
+): Promise<RawServer> {
   const raw = await rawHttpServer((sock, _method, path, body) => answer(sock, path, body));
   servers.push(raw.server);
   return raw;
@@ -97,7 +101,16 @@ describe('chunked bodies past undici', () => {
         // a size line, between CR and LF of a data CRLF, in the data, and
         // inside the last chunk's line and the final CRLF.
         const size2 = headEnd + frame(events(6, 'awkward')[0]).length;
-        await writeCut(sock, text, [headEnd, headEnd + 1, size2 + 1, size2 + 5, text.length - 14, text.length - 4, text.length - 3, text.length - 1]);
+        await writeCut(sock, text, [
+          headEnd,
+          headEnd + 1,
+          size2 + 1,
+          size2 + 5,
+          text.length - 14,
+          text.length - 4,
+          text.length - 3,
+          text.length - 1,
+        ]);
       }
     });
     const pool = new Pool(url, { connections: 1, pipelining: 1, connect: reusedReadConnector(2000) });
@@ -116,7 +129,9 @@ describe('chunked bodies past undici', () => {
 
   test('chunk extensions and trailers: extensions skipped, trailers still reach the handler through undici', async () => {
     const { url } = await listen((sock) => {
-      sock.write(`HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ntrailer: x-check\r\n\r\n4;name=v\r\nabcd\r\n2 ;x\r\nef\r\n0;end\r\nx-check: 42\r\n\r\n`);
+      sock.write(
+        `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ntrailer: x-check\r\n\r\n4;name=v\r\nabcd\r\n2 ;x\r\nef\r\n0;end\r\nx-check: 42\r\n\r\n`,
+      );
     });
     const pool = new Pool(url, { connections: 1, connect: reusedReadConnector(2000) });
     try {
@@ -132,7 +147,8 @@ describe('chunked bodies past undici', () => {
   test('what the bypass does not take goes through undici as before: content-length, other codings, a header block split over reads, no sink', async () => {
     const { url } = await listen(async (sock, path) => {
       if (path === '/length') sock.write('HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello');
-      else if (path === '/gzip') sock.write('HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
+      else if (path === '/gzip')
+        sock.write('HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
       else if (path === '/split') await writeCut(sock, `${HEAD}5\r\nhello\r\n0\r\n\r\n`, [20, 40]);
       else sock.write(`${HEAD}5\r\nhello\r\n0\r\n\r\n`);
     });
@@ -162,8 +178,14 @@ describe('chunked bodies past undici', () => {
     });
     const pool = new Pool(url, { connections: 1, connect: reusedReadConnector(2000) });
     try {
-      await expect(fetchVia(pool, '/bad-size')).rejects.toMatchObject({ code: 'HPE_INVALID_CHUNK_SIZE', message: expect.stringContaining('invalid chunk size line') });
-      await expect(fetchVia(pool, '/bad-crlf')).rejects.toMatchObject({ code: 'HPE_INVALID_CHUNK_SIZE', message: expect.stringContaining('CRLF') });
+      await expect(fetchVia(pool, '/bad-size')).rejects.toMatchObject({
+        code: 'HPE_INVALID_CHUNK_SIZE',
+        message: expect.stringContaining('invalid chunk size line'),
+      });
+      await expect(fetchVia(pool, '/bad-crlf')).rejects.toMatchObject({
+        code: 'HPE_INVALID_CHUNK_SIZE',
+        message: expect.stringContaining('CRLF'),
+      });
       const ok = await fetchVia(pool, '/ok');
       expect(ok.viaSink.toString()).toBe('ok');
       expect(connections()).toBe(3);
@@ -177,24 +199,36 @@ describe('the adapter with bypassed bodies', () => {
   test.each([
     ['vllm', 'completions'],
     ['sglang', 'generate'],
-  ] as const)('%s simulator (%s), streams paced and written at once, one and four tokens a chunk: every id in the accuracy log, decoded by the native de-chunker', async (flavor, api) => {
-    const spy = vi.spyOn(native, 'dechunkRead');
-    for (const [tokensPerChunk, decodeStepNs] of [
-      [1, 2e6],
-      [4, 0],
-    ]) {
-      const s = await sim({ flavor, tokensPerChunk, decodeStepNs });
-      const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(16, 9), backend: flavor, api, workers: 0, onWarning: () => {} }));
-      const { outdir } = await accuracyRun(llm);
-      const report = await llm.report();
-      expect(report.samples.failed).toBe(0);
-      const entries = readAccuracy(logPaths(outdir).accuracy);
-      expect(entries.length).toBe(16);
-      for (const e of entries) expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 9));
-      await llm.close();
-    }
-    expect(spy.mock.calls.length).toBeGreaterThan(16);
-  });
+  ] as const)(
+    '%s simulator (%s), streams paced and written at once, one and four tokens a chunk: every id in the accuracy log, decoded by the native de-chunker',
+    async (flavor, api) => {
+      const spy = vi.spyOn(native, 'dechunkRead');
+      for (const [tokensPerChunk, decodeStepNs] of [
+        [1, 2e6],
+        [4, 0],
+      ]) {
+        const s = await sim({ flavor, tokensPerChunk, decodeStepNs });
+        const llm = track(
+          await createLlmSut({
+            endpoints: [s.url],
+            dataset: idDataset(16, 9),
+            backend: flavor,
+            api,
+            workers: 0,
+            onWarning: () => {},
+          }),
+        );
+        const { outdir } = await accuracyRun(llm);
+        const report = await llm.report();
+        expect(report.samples.failed).toBe(0);
+        const entries = readAccuracy(logPaths(outdir).accuracy);
+        expect(entries.length).toBe(16);
+        for (const e of entries) expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 9));
+        await llm.close();
+      }
+      expect(spy.mock.calls.length).toBeGreaterThan(16);
+    },
+  );
 
   test('chat through the bypass: a role chunk handed back to the TypeScript decoders, events cut across chunks and reads, ids whole in the accuracy log', async () => {
     const chunk = (ids: number[], finish: string | null) =>
@@ -203,26 +237,45 @@ describe('the adapter with bypassed bodies', () => {
     const usage = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })}\n\n`;
     const { url } = await listen(async (sock, path, body) => {
       if (path !== '/v1/chat/completions') {
-        const b = path === '/v1/models' ? JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }) : '{}';
+        const b =
+          path === '/v1/models' ? JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }) : '{}';
         sock.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${b.length}\r\n\r\n${b}`);
         return;
       }
-      const base = 700 + 10 * Number((JSON.parse(body) as { messages: { content: string }[] }).messages[0].content.slice(-1));
+      const base =
+        700 + 10 * Number((JSON.parse(body) as { messages: { content: string }[] }).messages[0].content.slice(-1));
       const one = chunk([base], null);
       const half = one.length >> 1;
       // role | first event split over two chunks | two events in one chunk | last event, usage, [DONE] and the last chunk
-      const text = HEAD + frame(role) + frame(one.slice(0, half)) + frame(one.slice(half)) + frame(chunk([base + 1], null) + chunk([base + 2, base + 3], null)) + frame(chunk([base + 4], 'length') + usage + 'data: [DONE]\n\n') + '0\r\n\r\n';
+      const text =
+        HEAD +
+        frame(role) +
+        frame(one.slice(0, half)) +
+        frame(one.slice(half)) +
+        frame(chunk([base + 1], null) + chunk([base + 2, base + 3], null)) +
+        frame(chunk([base + 4], 'length') + usage + 'data: [DONE]\n\n') +
+        '0\r\n\r\n';
       // The first read holds the headers, the role chunk and a size line's start (so the role
       // event is handed back from inside the read buffer); then cuts inside the split event's
       // chunks, inside a size line and inside the last chunk's line.
       const at = (needle: string, from = 0) => text.indexOf(needle, from);
       const second = at(one.slice(half));
-      await writeCut(sock, text, [HEAD.length + frame(role).length + 5, second - 3, second + 9, at('data: [DONE]') + 4, text.length - 4]);
+      await writeCut(sock, text, [
+        HEAD.length + frame(role).length + 5,
+        second - 3,
+        second + 9,
+        at('data: [DONE]') + 4,
+        text.length - 4,
+      ]);
     });
     const llm = track(
       await createLlmSut({
         endpoints: [url],
-        dataset: { name: 'chat', size: 3, prompt: (i) => ({ messages: [{ role: 'user', content: `say ${i}` }], maxTokens: 5 }) },
+        dataset: {
+          name: 'chat',
+          size: 3,
+          prompt: (i) => ({ messages: [{ role: 'user', content: `say ${i}` }], maxTokens: 5 }),
+        },
         backend: 'vllm',
         api: 'chat',
         model: 'm',
@@ -247,7 +300,8 @@ describe('the adapter with bypassed bodies', () => {
     let attempts1 = 0;
     const { url } = await listen(async (sock, path, body) => {
       if (path !== '/v1/completions') {
-        const b = path === '/v1/models' ? JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }) : '{}';
+        const b =
+          path === '/v1/models' ? JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }) : '{}';
         sock.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${b.length}\r\n\r\n${b}`);
         return;
       }
@@ -256,7 +310,14 @@ describe('the adapter with bypassed bodies', () => {
       if (i === 1 && attempts1++ === 0) return; // stall: headers, then nothing
       const n = i === 0 ? 8 : 2;
       for (let k = 0; k < n; k++) {
-        const ev = { id: 'c', object: 'text_completion', model: 'm', choices: [{ index: 0, text: 'x', token_ids: [500 + 10 * i + k], finish_reason: k === n - 1 ? 'length' : null }] };
+        const ev = {
+          id: 'c',
+          object: 'text_completion',
+          model: 'm',
+          choices: [
+            { index: 0, text: 'x', token_ids: [500 + 10 * i + k], finish_reason: k === n - 1 ? 'length' : null },
+          ],
+        };
         sock.write(frame(`data: ${JSON.stringify(ev)}\n\n`));
         if (i === 0) await sleep(60);
       }

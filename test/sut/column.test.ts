@@ -39,8 +39,12 @@ describe('Column (values kept outside the JS heap)', () => {
 
   test('the native calls reject what is not theirs', () => {
     const rows = native.offHeapCreate();
-    expect(() => native.offHeapAppend({} as never, new Float64Array(1), 1)).toThrow(/offHeapAppend: expected the handle/);
-    expect(() => native.offHeapAppend(rows, new Float32Array(2) as never, 1)).toThrow(/offHeapAppend\(handle, Float64Array, n\)/);
+    expect(() => native.offHeapAppend({} as never, new Float64Array(1), 1)).toThrow(
+      /offHeapAppend: expected the handle/,
+    );
+    expect(() => native.offHeapAppend(rows, new Float32Array(2) as never, 1)).toThrow(
+      /offHeapAppend\(handle, Float64Array, n\)/,
+    );
     expect(() => native.offHeapAppend(rows, new Float64Array(2), 3)).toThrow(/n is not within the array/);
     expect(() => native.offHeapCopy(undefined as never)).toThrow(/offHeapCopy: expected the handle/);
     native.offHeapAppend(rows, Float64Array.of(1, 2, 3), 2);

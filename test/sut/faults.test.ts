@@ -16,9 +16,18 @@ const FAST: Partial<LlmSutOptions> = {
   onWarning: () => {},
 };
 
-async function runWith(flavor: SimFlavor, api: WireApiName, faults: SimFaultRule[], queries = 6, extra: Partial<LlmSutOptions> = {}, maxTokens = 5) {
+async function runWith(
+  flavor: SimFlavor,
+  api: WireApiName,
+  faults: SimFaultRule[],
+  queries = 6,
+  extra: Partial<LlmSutOptions> = {},
+  maxTokens = 5,
+) {
   const s = await sim({ flavor, decodeStepNs: 100_000 });
-  const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(queries, maxTokens), api, ...FAST, ...extra }));
+  const llm = track(
+    await createLlmSut({ endpoints: [s.url], dataset: idDataset(queries, maxTokens), api, ...FAST, ...extra }),
+  );
   s.injectFaults(faults);
   const run = await serverRun(llm, queries);
   const report = await llm.report();
@@ -33,13 +42,16 @@ const APIS: [SimFlavor, WireApiName][] = [
 ];
 
 describe.each(APIS)('%s %s', (flavor, api) => {
-  test.each([429, 500, 503] as const)('HTTP %i before the stream: retried, then every sample succeeds', async (status) => {
-    const { report, sutErrors } = await runWith(flavor, api, [{ kind: 'status', status, count: 2 }]);
-    expect(report.samples.failed).toBe(0);
-    expect(report.samples.retried).toBe(2);
-    expect(report.endpoints[0].errorKinds[`http-${status}`]).toBe(2);
-    expect(sutErrors).toHaveLength(0);
-  });
+  test.each([429, 500, 503] as const)(
+    'HTTP %i before the stream: retried, then every sample succeeds',
+    async (status) => {
+      const { report, sutErrors } = await runWith(flavor, api, [{ kind: 'status', status, count: 2 }]);
+      expect(report.samples.failed).toBe(0);
+      expect(report.samples.retried).toBe(2);
+      expect(report.endpoints[0].errorKinds[`http-${status}`]).toBe(2);
+      expect(sutErrors).toHaveLength(0);
+    },
+  );
 
   test('HTTP 400 is not retried: the sample fails with nTokens 0, is counted and logged', async () => {
     const { report, sutErrors, run } = await runWith(flavor, api, [{ kind: 'status', status: 400, count: 1 }]);
@@ -102,7 +114,14 @@ describe.each(APIS)('%s %s', (flavor, api) => {
   test('a malformed chunk after the first token: the adapter closes that stream at once', async () => {
     // The simulator goes on streaming after the bad chunk: 2,000 tokens at
     // 0.1 ms a step would take 0.2 s more, so the stream is cut by the client.
-    const { report, s } = await runWith(flavor, api, [{ kind: 'malformed-chunk', afterTokens: 2, count: 1 }], 2, {}, 2000);
+    const { report, s } = await runWith(
+      flavor,
+      api,
+      [{ kind: 'malformed-chunk', afterTokens: 2, count: 1 }],
+      2,
+      {},
+      2000,
+    );
     expect(report.samples.failed).toBe(1);
     const hit = s.records().filter((r) => r.fault === 'malformed-chunk');
     expect(hit).toHaveLength(1);
@@ -129,7 +148,12 @@ describe('limits', () => {
   });
 
   test('Retry-After is honoured (capped by the backoff ceiling)', async () => {
-    const { report } = await runWith('vllm', 'completions', [{ kind: 'status', status: 429, retryAfterS: 1, count: 1 }], 2);
+    const { report } = await runWith(
+      'vllm',
+      'completions',
+      [{ kind: 'status', status: 429, retryAfterS: 1, count: 1 }],
+      2,
+    );
     expect(report.samples.failed).toBe(0);
     expect(report.samples.retried).toBe(1);
   });
@@ -144,11 +168,15 @@ describe('limits', () => {
 
   test('failures beyond the detail-log cap are counted, not written one by one', async () => {
     const s = await sim({ flavor: 'vllm' });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(10, 3), ...FAST, retry: { maxRetries: 0 } }));
+    const llm = track(
+      await createLlmSut({ endpoints: [s.url], dataset: idDataset(10, 3), ...FAST, retry: { maxRetries: 0 } }),
+    );
     s.injectFaults([{ kind: 'status', status: 400 }]);
     const run = await serverRun(llm, 10);
     expect((await llm.report()).samples.failed).toBe(10);
-    const lines = readDetail(logPaths(run.outdir).detail).filter((d) => d.key === 'error_runtime' && String(d.value).includes('failed after'));
+    const lines = readDetail(logPaths(run.outdir).detail).filter(
+      (d) => d.key === 'error_runtime' && String(d.value).includes('failed after'),
+    );
     expect(lines).toHaveLength(10);
   });
 });

@@ -4,9 +4,29 @@
 // taken.
 import { describe, expect, test } from 'vitest';
 
-import { abortTest, createLlmSut, startTest, TestAbortedError, TestMode, TestScenario, type QuerySample, type SystemUnderTest } from '../../lib/index.js';
+import {
+  abortTest,
+  createLlmSut,
+  startTest,
+  TestAbortedError,
+  TestMode,
+  TestScenario,
+  type QuerySample,
+  type SystemUnderTest,
+} from '../../lib/index.js';
 import { native } from '../../lib/core/binding.js';
-import { expectedIds, hexToInt32, idDataset, logPaths, offlineRun, readAccuracy, readDetail, serverRun, sim, track } from './helpers.js';
+import {
+  expectedIds,
+  hexToInt32,
+  idDataset,
+  logPaths,
+  offlineRun,
+  readAccuracy,
+  readDetail,
+  serverRun,
+  sim,
+  track,
+} from './helpers.js';
 import { DIST_INDEX, makeTempDir, runTest } from '../helpers.js';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -44,7 +64,12 @@ describe('engine -> worker hand-over', () => {
       },
       flushQueries: () => undefined,
     };
-    const { outdir } = await runTest(wrapper, llm.qsl, { scenario: TestScenario.Server, mode: TestMode.AccuracyOnly, serverTargetQps: 500, useTokenLatencies: true });
+    const { outdir } = await runTest(wrapper, llm.qsl, {
+      scenario: TestScenario.Server,
+      mode: TestMode.AccuracyOnly,
+      serverTargetQps: 500,
+      useTokenLatencies: true,
+    });
     expect(calls).toBe(20);
     const entries = readAccuracy(logPaths(outdir).accuracy);
     expect(entries).toHaveLength(20);
@@ -54,27 +79,30 @@ describe('engine -> worker hand-over', () => {
   test.each([
     [TestScenario.SingleStream, 1],
     [TestScenario.MultiStream, 4],
-  ] as const)('%s with worker threads: the next query is issued from the worker that completed the last one', async (scenario, perQuery) => {
-    const s = await sim({ flavor: 'vllm', decodeStepNs: 100_000 });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(16, 3), workers: 2 }));
-    const { result } = await runTest(llm.sut, llm.qsl, {
-      scenario,
-      mode: TestMode.PerformanceOnly,
-      minDurationMs: 0,
-      minQueryCount: 12,
-      multiStreamSamplesPerQuery: perQuery,
-      useTokenLatencies: true,
-      ttftLatencyNs: 10e9,
-      tpotLatencyNs: 10e9,
-    });
-    expect(result.errors.count).toBe(0);
-    const r = await llm.report();
-    expect(r.samples.failed).toBe(0);
-    expect(r.samples.completed).toBe(r.samples.issued);
-    expect(r.samples.issued).toBeGreaterThanOrEqual(12 * perQuery);
-    // One query at a time: never more requests at once than one query's samples (per worker).
-    expect(r.peakInFlight).toBeLessThanOrEqual(2 * perQuery);
-  });
+  ] as const)(
+    '%s with worker threads: the next query is issued from the worker that completed the last one',
+    async (scenario, perQuery) => {
+      const s = await sim({ flavor: 'vllm', decodeStepNs: 100_000 });
+      const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(16, 3), workers: 2 }));
+      const { result } = await runTest(llm.sut, llm.qsl, {
+        scenario,
+        mode: TestMode.PerformanceOnly,
+        minDurationMs: 0,
+        minQueryCount: 12,
+        multiStreamSamplesPerQuery: perQuery,
+        useTokenLatencies: true,
+        ttftLatencyNs: 10e9,
+        tpotLatencyNs: 10e9,
+      });
+      expect(result.errors.count).toBe(0);
+      const r = await llm.report();
+      expect(r.samples.failed).toBe(0);
+      expect(r.samples.completed).toBe(r.samples.issued);
+      expect(r.samples.issued).toBeGreaterThanOrEqual(12 * perQuery);
+      // One query at a time: never more requests at once than one query's samples (per worker).
+      expect(r.peakInFlight).toBeLessThanOrEqual(2 * perQuery);
+    },
+  );
 
   test('one Offline query is split over the workers and every sample comes back', async () => {
     const s = await sim({ flavor: 'vllm' });
@@ -126,16 +154,21 @@ describe('engine -> worker hand-over', () => {
 });
 
 describe('samples waiting for a slot', () => {
-  test.each([0, 1])('Offline with a cap of 4 (workers: %i): every sample answered, at most cap requests held at once', async (workers) => {
-    const s = await sim({ flavor: 'vllm', decodeStepNs: 200_000 });
-    const llm = track(await createLlmSut({ endpoints: [{ url: s.url, maxInFlight: 4 }], dataset: idDataset(64, 6), workers }));
-    await offlineRun(llm, 400);
-    const r = await llm.report();
-    expect(r.samples).toEqual({ issued: 400, completed: 400, failed: 0, retried: 0 });
-    // 396 samples waited; none of them held a request object while waiting.
-    expect(r.peakInFlight).toBeLessThanOrEqual(4);
-    expect(r.peakInFlight).toBeGreaterThan(0);
-  });
+  test.each([0, 1])(
+    'Offline with a cap of 4 (workers: %i): every sample answered, at most cap requests held at once',
+    async (workers) => {
+      const s = await sim({ flavor: 'vllm', decodeStepNs: 200_000 });
+      const llm = track(
+        await createLlmSut({ endpoints: [{ url: s.url, maxInFlight: 4 }], dataset: idDataset(64, 6), workers }),
+      );
+      await offlineRun(llm, 400);
+      const r = await llm.report();
+      expect(r.samples).toEqual({ issued: 400, completed: 400, failed: 0, retried: 0 });
+      // 396 samples waited; none of them held a request object while waiting.
+      expect(r.peakInFlight).toBeLessThanOrEqual(4);
+      expect(r.peakInFlight).toBeGreaterThan(0);
+    },
+  );
 
   test('samples still waiting when the total deadline passes fail with "deadline", and the run ends', async () => {
     const s = await sim({ flavor: 'vllm' });
@@ -169,7 +202,19 @@ describe('samples waiting for a slot', () => {
       onWarning: () => {},
     });
     s.injectFaults([{ kind: 'stall', afterTokens: 1, count: 1 }]);
-    const run = startTest(llm.sut, llm.qsl, { scenario: TestScenario.Offline, mode: TestMode.PerformanceOnly, offlineExpectedQps: 1000, minDurationMs: 0, minQueryCount: 6 }, { outdir: makeTempDir() }, { auditConfig: null });
+    const run = startTest(
+      llm.sut,
+      llm.qsl,
+      {
+        scenario: TestScenario.Offline,
+        mode: TestMode.PerformanceOnly,
+        offlineExpectedQps: 1000,
+        minDurationMs: 0,
+        minQueryCount: 6,
+      },
+      { outdir: makeTempDir() },
+      { auditConfig: null },
+    );
     while ((await llm.report()).samples.issued < 6) await new Promise((r) => setTimeout(r, 10));
     await llm.close();
     await run.catch(() => undefined);
@@ -178,29 +223,40 @@ describe('samples waiting for a slot', () => {
     expect(r.errorKinds.closed).toBe(6);
   });
 
-  test.each([0, 1])('after an aborted test (workers: %i) the next test starts clean: what was held for the old one is dropped, not sent', async (workers) => {
-    const s = await sim({ flavor: 'vllm', decodeStepNs: 50_000_000 });
-    const llm = track(await createLlmSut({ endpoints: [{ url: s.url, maxInFlight: 4 }], dataset: idDataset(64, 10), workers, onWarning: () => {} }));
-    const first = offlineRun(llm, 200);
-    while ((await llm.report()).samples.issued < 200) await new Promise((r) => setTimeout(r, 10));
-    abortTest('the operator stopped it');
-    await expect(first).rejects.toBeInstanceOf(TestAbortedError);
-    const sentBefore = s.records().filter((x) => x.requestId !== null).length;
+  test.each([0, 1])(
+    'after an aborted test (workers: %i) the next test starts clean: what was held for the old one is dropped, not sent',
+    async (workers) => {
+      const s = await sim({ flavor: 'vllm', decodeStepNs: 50_000_000 });
+      const llm = track(
+        await createLlmSut({
+          endpoints: [{ url: s.url, maxInFlight: 4 }],
+          dataset: idDataset(64, 10),
+          workers,
+          onWarning: () => {},
+        }),
+      );
+      const first = offlineRun(llm, 200);
+      while ((await llm.report()).samples.issued < 200) await new Promise((r) => setTimeout(r, 10));
+      abortTest('the operator stopped it');
+      await expect(first).rejects.toBeInstanceOf(TestAbortedError);
+      const sentBefore = s.records().filter((x) => x.requestId !== null).length;
 
-    // Without the drop, these 8 would wait behind ~196 parked half-second requests.
-    const { result, outdir } = await offlineRun(llm, 8);
-    expect(result.errors.count).toBe(0);
-    expect(result.counts.samples).toBe(8);
-    const r = await llm.report();
-    expect(r.errorKinds.superseded).toBeGreaterThanOrEqual(190);
-    // After the abort: the new test's 8, and at most one old request per slot
-    // that freed before the new test began; none of the other ~190 parked ones.
-    const sentAfter = s.records().filter((x) => x.requestId !== null).length - sentBefore;
-    expect(sentAfter).toBeGreaterThanOrEqual(8);
-    expect(sentAfter).toBeLessThanOrEqual(8 + 4);
-    // The new test's detail log says nothing about the old test's samples.
-    expect(readDetail(logPaths(outdir).detail).filter((d) => d.key === 'error_runtime')).toHaveLength(0);
-  }, 30_000);
+      // Without the drop, these 8 would wait behind ~196 parked half-second requests.
+      const { result, outdir } = await offlineRun(llm, 8);
+      expect(result.errors.count).toBe(0);
+      expect(result.counts.samples).toBe(8);
+      const r = await llm.report();
+      expect(r.errorKinds.superseded).toBeGreaterThanOrEqual(190);
+      // After the abort: the new test's 8, and at most one old request per slot
+      // that freed before the new test began; none of the other ~190 parked ones.
+      const sentAfter = s.records().filter((x) => x.requestId !== null).length - sentBefore;
+      expect(sentAfter).toBeGreaterThanOrEqual(8);
+      expect(sentAfter).toBeLessThanOrEqual(8 + 4);
+      // The new test's detail log says nothing about the old test's samples.
+      expect(readDetail(logPaths(outdir).detail).filter((d) => d.key === 'error_runtime')).toHaveLength(0);
+    },
+    30_000,
+  );
 
   test('a script that never calls close() still exits when it is done, after its last report()', async () => {
     const dir = makeTempDir();
@@ -217,7 +273,9 @@ console.log('completed', r.samples.completed);
 `,
     );
     const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = execFile(process.execPath, [script], { timeout: 30_000 }, (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout }));
+      const child = execFile(process.execPath, [script], { timeout: 30_000 }, (err, stdout) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout }),
+      );
       void child;
     });
     expect(out.stdout.trim()).toBe('completed 8');

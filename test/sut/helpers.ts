@@ -69,7 +69,11 @@ export function serverRun(llm: LlmSut, queries: number, extra: Partial<TestSetti
   });
 }
 
-export function accuracyRun(llm: LlmSut, scenario: TestScenario = TestScenario.Server, extra: Partial<TestSettings> = {}): Promise<Run> {
+export function accuracyRun(
+  llm: LlmSut,
+  scenario: TestScenario = TestScenario.Server,
+  extra: Partial<TestSettings> = {},
+): Promise<Run> {
   return runTest(llm.sut, llm.qsl, {
     scenario,
     mode: TestMode.AccuracyOnly,

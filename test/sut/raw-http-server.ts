@@ -36,6 +36,8 @@ export async function rawHttpServer(answer: RawAnswer): Promise<RawServer> {
       }
     });
   });
-  const url = await new Promise<string>((r) => server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`)));
+  const url = await new Promise<string>((r) =>
+    server.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`)),
+  );
   return { url, server, connections: () => connections };
 }

@@ -69,14 +69,30 @@ describe('readBuffer / dechunkRead', () => {
   });
 
   test('misuse is a clear error: no buffer registered, not a Uint8Array, a read past the end, offsets that are not numbers', async () => {
-    expect(await inThread('(native) => native.dechunkRead(0, 1)')).toMatchObject({ ok: false, name: 'Error', message: "dechunkRead: no read buffer registered (readBuffer)" });
-    expect(await inThread("(native) => native.readBuffer('bytes')")).toMatchObject({ ok: false, name: 'TypeError', message: 'readBuffer(buf: Uint8Array)' });
-    expect(await inThread('(native) => { native.readBuffer(Buffer.alloc(16)); return native.dechunkRead(10, 7); }')).toMatchObject({
+    expect(await inThread('(native) => native.dechunkRead(0, 1)')).toMatchObject({
+      ok: false,
+      name: 'Error',
+      message: 'dechunkRead: no read buffer registered (readBuffer)',
+    });
+    expect(await inThread("(native) => native.readBuffer('bytes')")).toMatchObject({
+      ok: false,
+      name: 'TypeError',
+      message: 'readBuffer(buf: Uint8Array)',
+    });
+    expect(
+      await inThread('(native) => { native.readBuffer(Buffer.alloc(16)); return native.dechunkRead(10, 7); }'),
+    ).toMatchObject({
       ok: false,
       name: 'RangeError',
       message: expect.stringContaining('past the end of the read buffer'),
     });
-    expect(await inThread("(native) => { native.readBuffer(Buffer.alloc(16)); return native.dechunkRead('0', 1); }")).toMatchObject({ ok: false, name: 'TypeError' });
-    expect(await inThread('(native) => { native.readBuffer(Buffer.alloc(16)); native.dechunkState.fill(0); native.dechunkRead(16, 0); return native.dechunkState[4]; }')).toEqual({ ok: true, value: 0 });
+    expect(
+      await inThread("(native) => { native.readBuffer(Buffer.alloc(16)); return native.dechunkRead('0', 1); }"),
+    ).toMatchObject({ ok: false, name: 'TypeError' });
+    expect(
+      await inThread(
+        '(native) => { native.readBuffer(Buffer.alloc(16)); native.dechunkState.fill(0); native.dechunkRead(16, 0); return native.dechunkState[4]; }',
+      ),
+    ).toEqual({ ok: true, value: 0 });
   });
 });

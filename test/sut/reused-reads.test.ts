@@ -25,35 +25,32 @@ function fetchVia(pool: Pool, path: string): Promise<Got> {
     const parts: Buffer[] = [];
     let got: Got | null = null;
     let lent = 0;
-    pool.dispatch(
-      { method: 'GET', path },
-      {
-        onConnect() {},
-        onHeaders(status: number, raw: Buffer[] | string[] | null, _resume: () => void, statusText: string) {
-          markBody(status);
-          const headers: Record<string, string> = {};
-          for (let i = 0; raw && i < raw.length; i += 2) headers[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
-          got = { status, statusText, headers, body: Buffer.alloc(0), lentReads: 0 };
-          return true;
-        },
-        onData(chunk: Buffer) {
-          const k = keepable(chunk);
-          if (k !== chunk) lent++;
-          parts.push(k);
-          return true;
-        },
-        onComplete() {
-          markIdle();
-          got!.body = Buffer.concat(parts);
-          got!.lentReads = lent;
-          resolve(got!);
-        },
-        onError(err: Error) {
-          markIdle();
-          reject(err);
-        },
-      } as never,
-    );
+    pool.dispatch({ method: 'GET', path }, {
+      onConnect() {},
+      onHeaders(status: number, raw: Buffer[] | string[] | null, _resume: () => void, statusText: string) {
+        markBody(status);
+        const headers: Record<string, string> = {};
+        for (let i = 0; raw && i < raw.length; i += 2) headers[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
+        got = { status, statusText, headers, body: Buffer.alloc(0), lentReads: 0 };
+        return true;
+      },
+      onData(chunk: Buffer) {
+        const k = keepable(chunk);
+        if (k !== chunk) lent++;
+        parts.push(k);
+        return true;
+      },
+      onComplete() {
+        markIdle();
+        got!.body = Buffer.concat(parts);
+        got!.lentReads = lent;
+        resolve(got!);
+      },
+      onError(err: Error) {
+        markIdle();
+        reject(err);
+      },
+    } as never);
   });
 }
 
@@ -80,7 +77,9 @@ function listen(onConn: (sock: net.Socket, path: string) => void): Promise<strin
     sock.on('error', () => {});
   });
   servers.push(srv);
-  return new Promise((r) => srv.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`)));
+  return new Promise((r) =>
+    srv.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`)),
+  );
 }
 
 /** A megabyte of a recognisable pattern. */
@@ -225,7 +224,14 @@ describe('reused read buffers', () => {
   test('a server that completes no handshake ends in a connect timeout error', async () => {
     // A listener with a backlog of 1 in a stopped process: once its queue is
     // full the kernel drops further SYNs, so a connect can only time out.
-    const child = spawn(process.execPath, ['-e', "require('net').createServer().listen({port:0,host:'127.0.0.1',backlog:1},function(){console.log(this.address().port)})"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        "require('net').createServer().listen({port:0,host:'127.0.0.1',backlog:1},function(){console.log(this.address().port)})",
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     children.push(child);
     const port = await new Promise<number>((r) => child.stdout!.once('data', (d) => r(Number(String(d).trim()))));
     child.kill('SIGSTOP');
@@ -257,7 +263,9 @@ describe('reused read buffers', () => {
     const answer = async (sock: net.Socket, method: string, path: string, body: string) => {
       const json = (code: number, obj: unknown) => {
         const b = JSON.stringify(obj);
-        sock.write(`HTTP/1.1 ${code} X\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`);
+        sock.write(
+          `HTTP/1.1 ${code} X\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`,
+        );
       };
       if (method === 'GET' && path === '/flood') {
         // Until the test is done: chunked pieces of bytes no response has.
@@ -270,7 +278,8 @@ describe('reused read buffers', () => {
         return;
       }
       if (method !== 'POST') {
-        if (path === '/v1/models') json(200, { object: 'list', data: [{ id: 'm', object: 'model', max_model_len: 4096 }] });
+        if (path === '/v1/models')
+          json(200, { object: 'list', data: [{ id: 'm', object: 'model', max_model_len: 4096 }] });
         else if (path === '/version') json(200, { version: '0.11.0' });
         else if (path === '/health') json(200, {});
         else json(404, { error: 'no' });
@@ -282,26 +291,57 @@ describe('reused read buffers', () => {
       const ids = Array.from({ length: n }, (_, k) => 1000 + 10 * i + k);
       if (!req.stream) {
         // Headers and body a few bytes per write: the body comes in lent reads.
-        const b = JSON.stringify({ id: 'c', object: 'text_completion', model: 'm', choices: [{ index: 0, text: 'x', token_ids: ids, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n } });
-        await dribble(sock, `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n`);
+        const b = JSON.stringify({
+          id: 'c',
+          object: 'text_completion',
+          model: 'm',
+          choices: [{ index: 0, text: 'x', token_ids: ids, finish_reason: 'length' }],
+          usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n },
+        });
+        await dribble(
+          sock,
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n`,
+        );
         await dribble(sock, b);
         return;
       }
       const tries = (seen.get(i) ?? 0) + 1;
       seen.set(i, tries);
       if (i % 2 === 0 && tries === 1) {
-        const b = JSON.stringify({ object: 'error', message: `busy ${'z'.repeat(200)}`, type: 'TooManyRequests', code: 429 });
-        await dribble(sock, `HTTP/1.1 429 Too Many Requests\r\nretry-after: 0\r\nx-pad: ${'p'.repeat(300)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n`);
+        const b = JSON.stringify({
+          object: 'error',
+          message: `busy ${'z'.repeat(200)}`,
+          type: 'TooManyRequests',
+          code: 429,
+        });
+        await dribble(
+          sock,
+          `HTTP/1.1 429 Too Many Requests\r\nretry-after: 0\r\nx-pad: ${'p'.repeat(300)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n`,
+        );
         await dribble(sock, b);
         return;
       }
-      await dribble(sock, `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nx-pad: ${'q'.repeat(300)}\r\ntransfer-encoding: chunked\r\n\r\n`);
+      await dribble(
+        sock,
+        `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nx-pad: ${'q'.repeat(300)}\r\ntransfer-encoding: chunked\r\n\r\n`,
+      );
       for (let k = 0; k < n; k++) {
-        const ev = { id: 'c', object: 'text_completion', model: 'm', choices: [{ index: 0, text: 'x', token_ids: [ids[k]], finish_reason: k === n - 1 ? 'length' : null }] };
+        const ev = {
+          id: 'c',
+          object: 'text_completion',
+          model: 'm',
+          choices: [{ index: 0, text: 'x', token_ids: [ids[k]], finish_reason: k === n - 1 ? 'length' : null }],
+        };
         sock.write(frame(`data: ${JSON.stringify(ev)}\n\n`));
         await sleep(1);
       }
-      const usage = { id: 'c', object: 'text_completion', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n } };
+      const usage = {
+        id: 'c',
+        object: 'text_completion',
+        model: 'm',
+        choices: [],
+        usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n },
+      };
       sock.write(frame(`data: ${JSON.stringify(usage)}\n\ndata: [DONE]\n\n`) + '0\r\n\r\n');
     };
     const { url, server } = await rawHttpServer(answer);
@@ -330,7 +370,8 @@ describe('reused read buffers', () => {
         expect(report.samples.retried).toBe(stream ? 6 : 0);
         const entries = readAccuracy(logPaths(outdir).accuracy);
         expect(entries.length).toBe(12);
-        for (const e of entries) expect(hexToInt32(e.data)).toEqual([0, 1, 2, 3, 4].map((k) => 1000 + 10 * e.qsl_idx + k));
+        for (const e of entries)
+          expect(hexToInt32(e.data)).toEqual([0, 1, 2, 3, 4].map((k) => 1000 + 10 * e.qsl_idx + k));
         await llm.close();
       }
       floodDone = true;

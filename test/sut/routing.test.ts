@@ -4,7 +4,14 @@ import { CLOSED, HALF_OPEN, OPEN, ROUTE_FULL, ROUTE_UNHEALTHY, Router } from '..
 
 describe('Router', () => {
   test('least outstanding requests, per unit of weight', () => {
-    const r = Router.create([{ weight: 1, maxInFlight: 0 }, { weight: 3, maxInFlight: 0 }], 5, 1000);
+    const r = Router.create(
+      [
+        { weight: 1, maxInFlight: 0 },
+        { weight: 3, maxInFlight: 0 },
+      ],
+      5,
+      1000,
+    );
     const counts = [0, 0];
     for (let i = 0; i < 400; i++) counts[r.acquire()]++;
     expect(counts[0]).toBe(100);
@@ -15,7 +22,14 @@ describe('Router', () => {
   });
 
   test('in-flight caps: full when every endpoint is at its cap', () => {
-    const r = Router.create([{ weight: 1, maxInFlight: 2 }, { weight: 1, maxInFlight: 1 }], 5, 1000);
+    const r = Router.create(
+      [
+        { weight: 1, maxInFlight: 2 },
+        { weight: 1, maxInFlight: 1 },
+      ],
+      5,
+      1000,
+    );
     expect([r.acquire(), r.acquire(), r.acquire()].sort()).toEqual([0, 0, 1]);
     expect(r.acquire()).toBe(ROUTE_FULL);
     r.release(1);
@@ -23,7 +37,14 @@ describe('Router', () => {
   });
 
   test('avoid: a just-failed endpoint is used only when nothing else can take it', () => {
-    const r = Router.create([{ weight: 1, maxInFlight: 0 }, { weight: 1, maxInFlight: 0 }], 5, 1000);
+    const r = Router.create(
+      [
+        { weight: 1, maxInFlight: 0 },
+        { weight: 1, maxInFlight: 0 },
+      ],
+      5,
+      1000,
+    );
     r.acquire();
     r.acquire();
     r.acquire(); // 0 has 2, 1 has 1
@@ -31,7 +52,14 @@ describe('Router', () => {
   });
 
   test('circuit breaker: opens after K consecutive failures, half-opens after the cooldown, closes on success', async () => {
-    const r = Router.create([{ weight: 1, maxInFlight: 0 }, { weight: 1, maxInFlight: 0 }], 3, 50);
+    const r = Router.create(
+      [
+        { weight: 1, maxInFlight: 0 },
+        { weight: 1, maxInFlight: 0 },
+      ],
+      3,
+      50,
+    );
     r.failure(0);
     r.failure(0);
     r.success(0); // resets the consecutive count

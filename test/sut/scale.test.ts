@@ -2,13 +2,25 @@
 import { describe, expect, test } from 'vitest';
 
 import { createLlmSut } from '../../lib/index.js';
-import { accuracyRun, expectedIds, hexToInt32, idDataset, logPaths, offlineRun, readAccuracy, sim, track } from './helpers.js';
+import {
+  accuracyRun,
+  expectedIds,
+  hexToInt32,
+  idDataset,
+  logPaths,
+  offlineRun,
+  readAccuracy,
+  sim,
+  track,
+} from './helpers.js';
 import { TestScenario } from '../../lib/index.js';
 
 describe('worker threads', () => {
   test('two workers: every sample answered from the workers, ids intact in the accuracy log', async () => {
     const s = await sim({ flavor: 'vllm', tokensPerChunk: 2 });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(40, 6), workers: 2, recordTimings: true }));
+    const llm = track(
+      await createLlmSut({ endpoints: [s.url], dataset: idDataset(40, 6), workers: 2, recordTimings: true }),
+    );
     const { outdir } = await accuracyRun(llm, TestScenario.Server);
     const entries = readAccuracy(logPaths(outdir).accuracy);
     expect(entries).toHaveLength(40);
@@ -33,20 +45,32 @@ describe('Offline batching', () => {
     ['sglang', 'generate'],
   ] as const)('%s %s: batched prompts in one non-streaming request, ids per sample', async (flavor, api) => {
     const s = await sim({ flavor });
-    const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(30, 5), api, workers: 0, batchSize: 8 }));
+    const llm = track(
+      await createLlmSut({ endpoints: [s.url], dataset: idDataset(30, 5), api, workers: 0, batchSize: 8 }),
+    );
     const { outdir } = await accuracyRun(llm, TestScenario.Offline);
-    for (const e of readAccuracy(logPaths(outdir).accuracy)) expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 5));
+    for (const e of readAccuracy(logPaths(outdir).accuracy))
+      expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 5));
     const reqs = s.records().filter((r) => r.requestId !== null);
     expect(reqs.length).toBe(4); // 8 + 8 + 8 + 6
     const body = reqs[0].body as Record<string, unknown>;
     expect(body.stream).toBe(false);
     expect(Array.isArray(body[api === 'generate' ? 'input_ids' : 'prompt'])).toBe(true);
-    expect(((body[api === 'generate' ? 'input_ids' : 'prompt']) as unknown[]).length).toBe(8);
+    expect((body[api === 'generate' ? 'input_ids' : 'prompt'] as unknown[]).length).toBe(8);
   });
 
   test('a server without per-prompt ids refuses batching up front', async () => {
     const s = await sim({ flavor: 'sglang' });
-    await expect(createLlmSut({ endpoints: [s.url], dataset: idDataset(4), api: 'completions', workers: 0, batchSize: 4, onWarning: () => {} })).rejects.toThrow(/batchSize 4/);
+    await expect(
+      createLlmSut({
+        endpoints: [s.url],
+        dataset: idDataset(4),
+        api: 'completions',
+        workers: 0,
+        batchSize: 4,
+        onWarning: () => {},
+      }),
+    ).rejects.toThrow(/batchSize 4/);
   });
 });
 
@@ -71,8 +95,14 @@ describe('non-streaming', () => {
     const s = await sim({ flavor: 'vllm' });
     const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(10, 4), workers: 0, stream: false }));
     const { outdir } = await accuracyRun(llm, TestScenario.Offline);
-    for (const e of readAccuracy(logPaths(outdir).accuracy)) expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 4));
-    expect(s.records().filter((r) => r.requestId !== null).every((r) => (r.body as { stream: boolean }).stream === false)).toBe(true);
+    for (const e of readAccuracy(logPaths(outdir).accuracy))
+      expect(hexToInt32(e.data)).toEqual(expectedIds([1, 100 + e.qsl_idx, 7], 4));
+    expect(
+      s
+        .records()
+        .filter((r) => r.requestId !== null)
+        .every((r) => (r.body as { stream: boolean }).stream === false),
+    ).toBe(true);
   });
 });
 
@@ -88,7 +118,9 @@ describe('native scanner and TypeScript decoders', () => {
         try {
           const llm = track(await createLlmSut({ endpoints: [s.url], dataset: idDataset(12, 7), workers: 0, stream }));
           const { outdir } = await accuracyRun(llm, TestScenario.Offline);
-          const byIdx = new Map(readAccuracy(logPaths(outdir).accuracy).map((e) => [e.qsl_idx, [e.data, e.token_count]]));
+          const byIdx = new Map(
+            readAccuracy(logPaths(outdir).accuracy).map((e) => [e.qsl_idx, [e.data, e.token_count]]),
+          );
           const r = await llm.report();
           return { byIdx, chunks: r.chunks, tokens: r.endpoints[0].outputTokens };
         } finally {
@@ -101,7 +133,8 @@ describe('native scanner and TypeScript decoders', () => {
       expect(a.byIdx).toEqual(b.byIdx);
       expect(a.chunks).toEqual(b.chunks);
       expect(a.tokens).toBe(12 * 7);
-      for (const [idx, [data]] of a.byIdx) expect(hexToInt32(data as string)).toEqual(expectedIds([1, 100 + (idx as number), 7], 7));
+      for (const [idx, [data]] of a.byIdx)
+        expect(hexToInt32(data as string)).toEqual(expectedIds([1, 100 + (idx as number), 7], 7));
     });
   }
 });

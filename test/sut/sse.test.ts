@@ -12,7 +12,12 @@ function collect() {
 }
 
 const STREAM =
-  'data: {"a":1}\n\n' + ': keep-alive comment\n\n' + 'data:{"b":2}\n\n' + 'event: x\ndata: {"c":\ndata: 3}\n\n' + 'data: {"text":"é ü 漢字"}\n\n' + 'data: [DONE]\n\n';
+  'data: {"a":1}\n\n' +
+  ': keep-alive comment\n\n' +
+  'data:{"b":2}\n\n' +
+  'event: x\ndata: {"c":\ndata: 3}\n\n' +
+  'data: {"text":"é ü 漢字"}\n\n' +
+  'data: [DONE]\n\n';
 const EXPECTED = ['{"a":1}', '{"b":2}', '{"c":\n3}', '{"text":"é ü 漢字"}', '<DONE>'];
 
 describe('SseReader', () => {

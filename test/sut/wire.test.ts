@@ -3,7 +3,13 @@ import { describe, expect, test } from 'vitest';
 import { decodeGenerateChunk } from '../../lib/sut/wire/generate-chunks.js';
 import { decodeOpenAiChunk } from '../../lib/sut/wire/openai-chunks.js';
 import { buildBatchBody, buildBody, type BodyContext } from '../../lib/sut/wire/request-body.js';
-import { CHUNK_EMPTY, CHUNK_ERROR, CHUNK_MALFORMED, CHUNK_TOKENS, StreamState } from '../../lib/sut/wire/stream-state.js';
+import {
+  CHUNK_EMPTY,
+  CHUNK_ERROR,
+  CHUNK_MALFORMED,
+  CHUNK_TOKENS,
+  StreamState,
+} from '../../lib/sut/wire/stream-state.js';
 import type { TokenSource } from '../../lib/sut/types.js';
 
 function openai(chunks: string[], source: TokenSource, chat = false) {
@@ -56,23 +62,33 @@ describe('OpenAI-style chunks', () => {
   });
 
   test('a key-like text inside a string value is not mistaken for a field', () => {
-    const { st } = openai(['{"choices":[{"index":0,"text":"\\"token_ids\\":[99]","finish_reason":null,"token_ids":[7]}]}'], 'token_ids');
+    const { st } = openai(
+      ['{"choices":[{"index":0,"text":"\\"token_ids\\":[99]","finish_reason":null,"token_ids":[7]}]}'],
+      'token_ids',
+    );
     expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([7]);
   });
 
   test('prompt_token_ids are not output ids', () => {
-    const { st } = openai(['{"choices":[{"index":0,"text":"a","prompt_token_ids":[1,2,3],"token_ids":[9]}]}'], 'token_ids');
+    const { st } = openai(
+      ['{"choices":[{"index":0,"text":"a","prompt_token_ids":[1,2,3],"token_ids":[9]}]}'],
+      'token_ids',
+    );
     expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([9]);
   });
 
   test('logprobs with return_tokens_as_token_ids (completions and chat)', () => {
     const c = openai(
-      ['{"choices":[{"index":0,"text":"ab","logprobs":{"text_offset":[0,1],"token_logprobs":[-0.1,-0.2],"tokens":["token_id:11","token_id:12"],"top_logprobs":[{"token_id:11":-0.1},{"token_id:12":-0.2}]},"finish_reason":null}]}'],
+      [
+        '{"choices":[{"index":0,"text":"ab","logprobs":{"text_offset":[0,1],"token_logprobs":[-0.1,-0.2],"tokens":["token_id:11","token_id:12"],"top_logprobs":[{"token_id:11":-0.1},{"token_id:12":-0.2}]},"finish_reason":null}]}',
+      ],
       'logprobs',
     );
     expect(Array.from(c.st.tokens.ids.subarray(0, c.st.tokens.length))).toEqual([11, 12]);
     const ch = openai(
-      ['{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[{"token":"token_id:31","logprob":-0.5,"bytes":[97],"top_logprobs":[]}]},"finish_reason":null}]}'],
+      [
+        '{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[{"token":"token_id:31","logprob":-0.5,"bytes":[97],"top_logprobs":[]}]},"finish_reason":null}]}',
+      ],
       'logprobs',
       true,
     );
@@ -108,7 +124,11 @@ describe('OpenAI-style chunks', () => {
 
   test('no ids and no per-chunk usage: text chunks count one, empty text none', () => {
     const { results, st } = openai(
-      ['{"choices":[{"index":0,"text":"a","finish_reason":null}]}', '{"choices":[{"index":0,"text":"","finish_reason":"stop"}]}', '{"choices":[],"usage":{"completion_tokens":2}}'],
+      [
+        '{"choices":[{"index":0,"text":"a","finish_reason":null}]}',
+        '{"choices":[{"index":0,"text":"","finish_reason":"stop"}]}',
+        '{"choices":[],"usage":{"completion_tokens":2}}',
+      ],
       'none',
     );
     expect(results).toEqual([CHUNK_TOKENS, CHUNK_EMPTY, CHUNK_EMPTY]);
@@ -116,13 +136,24 @@ describe('OpenAI-style chunks', () => {
   });
 
   test('error events in both shapes, and malformed chunks', () => {
-    const nested = openai(['{"error": {"message": "boom", "type": "InternalServerError", "param": null, "code": 500}}'], 'token_ids');
+    const nested = openai(
+      ['{"error": {"message": "boom", "type": "InternalServerError", "param": null, "code": 500}}'],
+      'token_ids',
+    );
     expect(nested.results).toEqual([CHUNK_ERROR]);
     expect(nested.st.error).toBe('boom');
-    const flat = openai(['{"object":"error","message":"flat boom","type":"BadRequestError","param":null,"code":400}'], 'token_ids');
+    const flat = openai(
+      ['{"object":"error","message":"flat boom","type":"BadRequestError","param":null,"code":400}'],
+      'token_ids',
+    );
     expect(flat.results).toEqual([CHUNK_ERROR]);
     expect(flat.st.error).toBe('flat boom');
-    for (const bad of ['{"choices":[{"index":0,"text":"a","tok', 'not json', '{"choices":[{"token_ids":[1,x]}]}', '{"weird":true']) {
+    for (const bad of [
+      '{"choices":[{"index":0,"text":"a","tok',
+      'not json',
+      '{"choices":[{"token_ids":[1,x]}]}',
+      '{"weird":true',
+    ]) {
       const r = openai([bad], 'token_ids');
       expect(r.results, bad).toEqual([CHUNK_MALFORMED]);
       expect(r.st.error).toMatch(/malformed/);
@@ -132,10 +163,24 @@ describe('OpenAI-style chunks', () => {
 
 describe('SGLang /generate chunks', () => {
   const chunk = (text: string, ids: number[], count: number, finish: string | null = null) =>
-    JSON.stringify({ text, output_ids: ids, meta_info: { id: 'r', finish_reason: finish ? { type: finish, length: count } : null, prompt_tokens: 4, completion_tokens: count, cached_tokens: 0 } });
+    JSON.stringify({
+      text,
+      output_ids: ids,
+      meta_info: {
+        id: 'r',
+        finish_reason: finish ? { type: finish, length: count } : null,
+        prompt_tokens: 4,
+        completion_tokens: count,
+        cached_tokens: 0,
+      },
+    });
 
   test('cumulative output_ids: only the new tail is taken', () => {
-    const { st, results } = generate([chunk('a', [5], 1), chunk('ab', [5, 6], 2), chunk('abcd', [5, 6, 7, 8], 4, 'length')]);
+    const { st, results } = generate([
+      chunk('a', [5], 1),
+      chunk('ab', [5, 6], 2),
+      chunk('abcd', [5, 6, 7, 8], 4, 'length'),
+    ]);
     expect(results).toEqual([CHUNK_TOKENS, CHUNK_TOKENS, CHUNK_TOKENS]);
     expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([5, 6, 7, 8]);
     expect(st.outputIdsMode).toBe('cumulative');
@@ -191,7 +236,9 @@ describe('request bodies', () => {
   });
 
   test('chat: messages, max_completion_tokens on vLLM and max_tokens elsewhere; logprobs ids', () => {
-    const v = JSON.parse(buildBody({ text: 'hi' }, 0, ctx({ api: 'chat', capabilities: { tokenSource: 'logprobs' } })).body.toString());
+    const v = JSON.parse(
+      buildBody({ text: 'hi' }, 0, ctx({ api: 'chat', capabilities: { tokenSource: 'logprobs' } })).body.toString(),
+    );
     expect(v.messages).toEqual([{ role: 'user', content: 'hi' }]);
     expect(v.max_completion_tokens).toBe(128);
     expect(v.logprobs).toBe(true);
@@ -208,10 +255,24 @@ describe('request bodies', () => {
   });
 
   test('SGLang generate: input_ids and sampling_params', () => {
-    const g = JSON.parse(buildBody({ tokenIds: [1, 2], maxTokens: 9 }, 0, ctx({ api: 'generate', backend: 'sglang', capabilities: { tokenSource: 'output_ids' } })).body.toString());
+    const g = JSON.parse(
+      buildBody(
+        { tokenIds: [1, 2], maxTokens: 9 },
+        0,
+        ctx({ api: 'generate', backend: 'sglang', capabilities: { tokenSource: 'output_ids' } }),
+      ).body.toString(),
+    );
     expect(g).toEqual({
       input_ids: [1, 2],
-      sampling_params: { max_new_tokens: 9, min_new_tokens: 1, temperature: 0, top_p: 1, top_k: -1, ignore_eos: false, sampling_seed: 42 },
+      sampling_params: {
+        max_new_tokens: 9,
+        min_new_tokens: 1,
+        temperature: 0,
+        top_p: 1,
+        top_k: -1,
+        ignore_eos: false,
+        sampling_seed: 42,
+      },
       stream: true,
     });
   });

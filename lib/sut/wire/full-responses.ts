@@ -52,7 +52,12 @@ export function readFullResponses(body: unknown, api: WireApiName, expected: num
   const o = body as { choices?: unknown; usage?: { completion_tokens?: unknown } };
   if (!Array.isArray(o.choices)) return errorMessageOf(body) ?? 'the response has no choices';
   const out: FullResult[] = new Array(expected);
-  for (const ch of o.choices as { index?: number; token_ids?: unknown; text?: unknown; message?: { content?: unknown } }[]) {
+  for (const ch of o.choices as {
+    index?: number;
+    token_ids?: unknown;
+    text?: unknown;
+    message?: { content?: unknown };
+  }[]) {
     const i = typeof ch.index === 'number' ? ch.index : 0;
     if (i < 0 || i >= expected) return `choice index ${i} out of range`;
     const ids = Array.isArray(ch.token_ids) ? Int32Array.from(ch.token_ids as number[]) : null;

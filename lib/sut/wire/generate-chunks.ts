@@ -4,7 +4,16 @@
 // of a chunk are the last (count - previous) elements of output_ids, which
 // is right whether the server sends them cumulative or as deltas
 // (--incremental-streaming-output), and survives retractions.
-import { arrayLength, findValue, isNull, looksLikeObject, quoted, readInt, readIntArrayTail, readShortString } from '../json-scan.js';
+import {
+  arrayLength,
+  findValue,
+  isNull,
+  looksLikeObject,
+  quoted,
+  readInt,
+  readIntArrayTail,
+  readShortString,
+} from '../json-scan.js';
 import { errorMessage, malformed } from './openai-chunks.js';
 import { CHUNK_EMPTY, CHUNK_ERROR, CHUNK_TOKENS, type StreamState } from './stream-state.js';
 
@@ -58,7 +67,8 @@ export function decodeGenerateChunk(s: string, a: number, e: number, st: StreamS
   if (tail.length < fresh) tail = new Int32Array(Math.max(fresh, tail.length * 2));
   const got = readIntArrayTail(s, ids, e, fresh, tail);
   if (got < 0) return malformed(s, a, e, st);
-  if (st.outputIdsMode === 'unknown' && have > 0) st.outputIdsMode = got === fresh && arrayLength(s, ids, e) > fresh ? 'cumulative' : 'delta';
+  if (st.outputIdsMode === 'unknown' && have > 0)
+    st.outputIdsMode = got === fresh && arrayLength(s, ids, e) > fresh ? 'cumulative' : 'delta';
   st.tokens.reserve(fresh);
   // Fewer ids than the count says (should not happen): pad so counts stay right.
   for (let i = got; i < fresh; i++) st.tokens.push(-1);

@@ -4,7 +4,19 @@
 // JSON.parse and no allocation. One choice per stream (n = 1). Chunks whose
 // shape the search cannot vouch for are checked with JSON.parse before being
 // believed.
-import { findValue, findValueLast, isEmptyString, isNull, looksLikeObject, quoted, readInt, readIntArray, readShortString, skipString, utf8Of } from '../json-scan.js';
+import {
+  findValue,
+  findValueLast,
+  isEmptyString,
+  isNull,
+  looksLikeObject,
+  quoted,
+  readInt,
+  readIntArray,
+  readShortString,
+  skipString,
+  utf8Of,
+} from '../json-scan.js';
 import type { TokenSource } from '../types.js';
 import { CHUNK_EMPTY, CHUNK_ERROR, CHUNK_MALFORMED, CHUNK_TOKENS, type StreamState } from './stream-state.js';
 
@@ -28,7 +40,14 @@ const CHAT_TEXT_KEYS = [K_CONTENT, K_REASONING, K_REASONING2];
  * Decodes one chunk, s[a, e), into `st`. `chat` selects delta.content (chat)
  * over text (completions) as the text field.
  */
-export function decodeOpenAiChunk(s: string, a: number, e: number, st: StreamState, source: TokenSource, chat: boolean): number {
+export function decodeOpenAiChunk(
+  s: string,
+  a: number,
+  e: number,
+  st: StreamState,
+  source: TokenSource,
+  chat: boolean,
+): number {
   st.chunkTokens = 0;
   if (!looksLikeObject(s, a, e)) return malformed(s, a, e, st);
   if (source === 'token_ids') {

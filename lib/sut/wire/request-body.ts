@@ -35,7 +35,11 @@ function promptValue(prompt: Prompt, api: WireApiName, index: number): unknown {
   if (api === 'chat') {
     if (prompt.messages && prompt.messages.length > 0) return prompt.messages;
     if (typeof prompt.text === 'string') return [{ role: 'user', content: prompt.text }];
-    throw new DatasetError(`sample ${index}: the chat API needs a text or messages prompt, and this sample has token ids only`, undefined, index);
+    throw new DatasetError(
+      `sample ${index}: the chat API needs a text or messages prompt, and this sample has token ids only`,
+      undefined,
+      index,
+    );
   }
   if (ids && ids.length > 0) return Array.from(ids);
   if (typeof prompt.text === 'string') return prompt.text;
@@ -50,7 +54,11 @@ export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): Buil
   const sp = ctx.sampling;
   const maxTokens = prompt.maxTokens ?? sp.maxTokens ?? DEFAULT_MAX_TOKENS;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new DatasetError(`sample ${index}: max tokens must be a positive integer, got ${String(maxTokens)}`, undefined, index);
+    throw new DatasetError(
+      `sample ${index}: max tokens must be a positive integer, got ${String(maxTokens)}`,
+      undefined,
+      index,
+    );
   }
   const value = promptValue(prompt, ctx.api, index);
   const o: Record<string, unknown> = {};
@@ -70,7 +78,10 @@ export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): Buil
     o.stream = ctx.stream;
     if (ctx.stream) {
       // Usage gives the server's own token count; without ids, per-chunk usage gives per-chunk counts.
-      o.stream_options = ctx.capabilities.tokenSource === 'none' ? { include_usage: true, continuous_usage_stats: true } : { include_usage: true };
+      o.stream_options =
+        ctx.capabilities.tokenSource === 'none'
+          ? { include_usage: true, continuous_usage_stats: true }
+          : { include_usage: true };
     }
     if (ctx.capabilities.tokenSource === 'token_ids') o.return_token_ids = true;
     if (ctx.capabilities.tokenSource === 'logprobs') {
@@ -92,9 +103,20 @@ export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): Buil
 type SamplingField = 'minTokens' | 'ignoreEos' | 'temperature' | 'topP' | 'topK' | 'seed';
 
 /** Request field names of the sampling parameters (max tokens is placed by the caller). */
-const OPENAI_NAMES: Record<SamplingField, string> = { minTokens: 'min_tokens', ignoreEos: 'ignore_eos', temperature: 'temperature', topP: 'top_p', topK: 'top_k', seed: 'seed' };
+const OPENAI_NAMES: Record<SamplingField, string> = {
+  minTokens: 'min_tokens',
+  ignoreEos: 'ignore_eos',
+  temperature: 'temperature',
+  topP: 'top_p',
+  topK: 'top_k',
+  seed: 'seed',
+};
 /** SGLang's /generate `sampling_params`. */
-const SGLANG_NAMES: Record<SamplingField, string> = { ...OPENAI_NAMES, minTokens: 'min_new_tokens', seed: 'sampling_seed' };
+const SGLANG_NAMES: Record<SamplingField, string> = {
+  ...OPENAI_NAMES,
+  minTokens: 'min_new_tokens',
+  seed: 'sampling_seed',
+};
 const SAMPLING_FIELDS = Object.keys(OPENAI_NAMES) as SamplingField[];
 
 function samplingFields(o: Record<string, unknown>, sp: SamplingParams, names: Record<SamplingField, string>): void {
