@@ -168,6 +168,9 @@ describe('identity, start time, prefix cache, warm-up', () => {
       const j = JSON.parse(readFileSync(join(dir, 'warm', 'results.json'), 'utf8'));
       expect(j.serverState.endpoints[0].prefixCache.start.queries).toBe(s1.prefixCache.end!.queries);
       expect(j.serverState.endpoints[0].identity.version).toBe('0.11.0');
+      const html = readFileSync(join(dir, 'warm', 'report.html'), 'utf8');
+      expect(html).toContain(`${sim.url}: vllm 0.11.0 model sim-model max length 4096, up`);
+      expect(html).toContain('idle at the start; prefix cache at the start:');
     } finally {
       await sim.close();
     }
@@ -216,6 +219,9 @@ describe('identity, start time, prefix cache, warm-up', () => {
       const j = JSON.parse(readFileSync(join(dir, 'warmup', 'results.json'), 'utf8'));
       expect(j.warmup.requests).toBe(5);
       expect(j.counts.samples).toBe(N);
+      expect(readFileSync(join(dir, 'warmup', 'report.html'), 'utf8')).toContain(
+        'Warm-up: 5 requests before the test (0 failed)',
+      );
       expect(logs.some((l) => l.startsWith('warm-up: 5 of 5 requests succeeded'))).toBe(true);
     } finally {
       await sim.close();
