@@ -12,7 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { ErrorCode, LoadgenError } from '../../lib/core/errors.js';
 import { classifyError } from '../../lib/cli/errors.js';
 import { ExitCode } from '../../lib/cli/exit-codes.js';
-import { planRun } from '../../lib/cli/run-command.js';
+import { planRun, runCommand } from '../../lib/cli/run-command.js';
 import { runBenchmark, startSimulator, type Dataset, type Simulator } from '../../lib/index.js';
 import { readServerLoad } from '../../lib/metrics/server-state.js';
 
@@ -94,6 +94,49 @@ describe('a server busy with another client', () => {
       // Not even the adapter's probe reached the server.
       expect(generations(sim)).toBe(before);
     } finally {
+      await stop();
+      await sim.close();
+    }
+  }, 60_000);
+
+  test('loadgen run: one line naming the endpoint on stderr, exit 7; --allow-busy-server runs (exit 0)', async () => {
+    const sim = await startSimulator({
+      flavor: 'vllm',
+      maxRunningSeqs: 8,
+      decodeStepNs: 5_000_000,
+      precisePacing: false,
+    });
+    const stop = await otherClient(sim, 2);
+    let err = '';
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      err += String(chunk);
+      return true;
+    }) as typeof process.stderr.write;
+    const stdout = process.stdout.write.bind(process.stdout);
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try {
+      const flags = {
+        scenario: 'Offline',
+        mode: 'accuracy',
+        endpoint: [sim.url],
+        workers: 0,
+        syntheticSamples: 8,
+        synthetic: '16/4',
+        metricsInterval: 0,
+      };
+      const refused = await runCommand({ ...flags, outputDir: join(dir, 'cli-busy') }, []);
+      expect(refused).toBe(7);
+      expect(err).toContain(
+        `loadgen run: endpoint ${sim.url} is busy: 2 running, 0 waiting requests that are not this run's (another client?); --allow-busy-server runs anyway`,
+      );
+      err = '';
+      const allowed = await runCommand({ ...flags, allowBusyServer: true, outputDir: join(dir, 'cli-allowed') }, []);
+      expect(allowed, err).toBe(0);
+      expect(err).toContain(`warning: endpoint ${sim.url} is busy: 2 running`);
+    } finally {
+      process.stderr.write = write;
+      process.stdout.write = stdout;
       await stop();
       await sim.close();
     }
