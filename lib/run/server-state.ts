@@ -33,7 +33,7 @@ export class ServerState {
     private readonly urls: string[],
     private readonly headers: Record<string, string>,
     allowBusy: boolean,
-    private readonly loads: ServerLoad[],
+    loads: ServerLoad[],
     checkedAtS: number,
   ) {
     this.report = {
@@ -87,13 +87,7 @@ export class ServerState {
         throw new ServerBusyError(`${what}; --allow-busy-server runs anyway`, l.url, l.running ?? 0, l.waiting ?? 0);
       log(`warning: ${what}; running anyway (--allow-busy-server): its figures include the other load`);
     }
-    return new ServerState(
-      urls.map((u) => u),
-      headers,
-      allowBusy,
-      loads,
-      checkedAtS,
-    );
+    return new ServerState([...urls], headers, allowBusy, loads, checkedAtS);
   }
 
   /** Who each server is: /version, /get_server_info or /server_info, /v1/models (the adapter's probes fill gaps). */
@@ -155,15 +149,5 @@ export class ServerState {
       this.report.endpoints[i]!.prefixCache.end = l.prefixCache;
     });
     return this.report;
-  }
-
-  /** The section as it stands (when the run ends early). */
-  get section(): ServerStateReport {
-    return this.report;
-  }
-
-  /** How many of the loads were read (for tests and notes). */
-  get measured(): number {
-    return this.loads.filter((l) => !l.error).length;
   }
 }
