@@ -3,7 +3,7 @@
 // allowBusyServer; identity, start time and prefix-cache counters are
 // recorded (a second run sees a warm cache); --warmup N sends N requests the
 // results do not count.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,6 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { ErrorCode, LoadgenError } from '../../lib/core/errors.js';
 import { classifyError } from '../../lib/cli/errors.js';
 import { ExitCode } from '../../lib/cli/exit-codes.js';
+import { mergeFlags, readConfigFile } from '../../lib/cli/config-file.js';
 import { planRun, runCommand } from '../../lib/cli/run-command.js';
 import { runBenchmark, startSimulator, type Dataset, type Simulator } from '../../lib/index.js';
 import { readServerLoad } from '../../lib/metrics/server-state.js';
@@ -272,11 +273,63 @@ describe('identity, start time, prefix cache, warm-up', () => {
   }, 60_000);
 });
 
+describe('several endpoints', () => {
+  test('the busy one is named; warm-up requests go round robin over them', async () => {
+    const idle = await startSimulator({ flavor: 'vllm', decodeStepNs: 1_000_000, precisePacing: false });
+    const busy = await startSimulator({ flavor: 'vllm', decodeStepNs: 5_000_000, precisePacing: false });
+    const stop = await otherClient(busy, 1);
+    try {
+      const err = await runBenchmark({
+        scenario: 'Offline',
+        mode: 'AccuracyOnly',
+        dataset,
+        endpoints: [idle.url, busy.url],
+        workers: 0,
+        outdir: join(dir, 'two-busy'),
+        log: () => undefined,
+      }).catch((e: unknown) => e);
+      expect((err as LoadgenError).code).toBe(ErrorCode.ServerBusy);
+      expect((err as Error).message).toContain(`endpoint ${busy.url} is busy: 1 running, 0 waiting`);
+      expect((err as Error).message).not.toContain(idle.url);
+      await stop();
+      const before = [generations(idle), generations(busy)];
+      const record = await runBenchmark({
+        scenario: 'Offline',
+        mode: 'AccuracyOnly',
+        dataset,
+        endpoints: [idle.url, busy.url],
+        workers: 0,
+        warmup: 4,
+        metricsIntervalMs: 0,
+        outdir: join(dir, 'two'),
+        log: () => undefined,
+      });
+      expect(record.warmup).toMatchObject({ requests: 4, failed: 0 });
+      expect(record.serverState!.endpoints.map((e) => e.url)).toEqual([idle.url, busy.url]);
+      const served = [generations(idle) - before[0]!, generations(busy) - before[1]!];
+      // Each: 2 warm-up requests; the samples (and the first endpoint's probe request) besides.
+      expect(served[0]! + served[1]!).toBe(4 + N + 1);
+      const samples = record.sut!.endpoints.map((e) => e.completed);
+      expect(served[0]! - samples[0]! - 1).toBe(2);
+      expect(served[1]! - samples[1]!).toBe(2);
+    } finally {
+      await stop();
+      await idle.close();
+      await busy.close();
+    }
+  }, 60_000);
+});
+
 describe('flags and reading /metrics', () => {
   test('--allow-busy-server and --warmup reach runBenchmark; a negative warm-up is a usage error', () => {
     const p = planRun({ scenario: 'Offline', allowBusyServer: true, warmup: 3 });
     expect(p.options).toMatchObject({ allowBusyServer: true, warmup: 3 });
     expect(() => planRun({ scenario: 'Offline', warmup: -1 })).toThrow(/--warmup/);
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, 'scenario: Offline\nallow-busy-server: true\nwarmup: 4\n');
+    expect(planRun(mergeFlags(readConfigFile(file), {})).options).toMatchObject({ allowBusyServer: true, warmup: 4 });
+    writeFileSync(file, 'scenario: Offline\nwarmup: many\n');
+    expect(() => readConfigFile(file)).toThrow(/'warmup' must be/);
   });
 
   test('readServerLoad: counts and start time from the simulator, an error for a server without /metrics', async () => {
