@@ -13,7 +13,7 @@ import { ErrorCode, LoadgenError } from '../../lib/core/errors.js';
 import { classifyError } from '../../lib/cli/errors.js';
 import { ExitCode } from '../../lib/cli/exit-codes.js';
 import { mergeFlags, readConfigFile } from '../../lib/cli/config-file.js';
-import { planRun, runCommand } from '../../lib/cli/run-command.js';
+import { formatSummary, planRun, runCommand } from '../../lib/cli/run-command.js';
 import { runBenchmark, startSimulator, type Dataset, type Simulator } from '../../lib/index.js';
 import { readServerLoad } from '../../lib/metrics/server-state.js';
 
@@ -160,6 +160,7 @@ describe('a server busy with another client', () => {
       expect(j.serverState.busyAtStart).toBe(true);
       expect(j.serverState.endpoints[0].atStart).toEqual({ running: 3, waiting: 0, busy: true });
       expect(logs.some((l) => l.startsWith(`warning: endpoint ${sim.url} is busy: 3 running`))).toBe(true);
+      expect(formatSummary(record, [])).toContain("a server had another client's requests when the run started");
     } finally {
       await stop();
       await sim.close();
@@ -267,6 +268,9 @@ describe('identity, start time, prefix cache, warm-up', () => {
         'Warm-up: 5 requests before the test (0 failed)',
       );
       expect(logs.some((l) => l.startsWith('warm-up: 5 of 5 requests succeeded'))).toBe(true);
+      expect(formatSummary(record, [])).toContain(
+        '  warm-up: 5 requests before the test (0 failed), counted in no figure here',
+      );
     } finally {
       await sim.close();
     }
