@@ -75,6 +75,10 @@ export interface RunFlags {
   budgetMinutes?: number;
   /** Seconds between /metrics scrapes (0 = off). */
   metricsInterval?: number;
+  /** Run even when an endpoint has requests of another client. */
+  allowBusyServer?: boolean;
+  /** Warm-up requests before the test. */
+  warmup?: number;
   /** tokenizer.json: score accuracy and submission runs. */
   tokenizer?: string;
   /** Linux PM QoS bound on CPU idle exit latency held during the test, µs. */
@@ -153,6 +157,8 @@ const KEYS: Record<string, KeyKind> = {
   budgetCost: 'number',
   budgetMinutes: 'number',
   metricsInterval: 'number',
+  allowBusyServer: 'boolean',
+  warmup: 'integer',
   tokenizer: 'path',
   cpuIdleLatencyUs: 'integer',
   busyPoll: 'booleanOrMs',

@@ -23,6 +23,7 @@ const EXIT_CODES: Record<ErrorCode, ExitCode> = {
   [ErrorCode.FleetStart]: ExitCode.Endpoint,
   [ErrorCode.Aborted]: ExitCode.Internal,
   [ErrorCode.SimHttp]: ExitCode.Internal,
+  [ErrorCode.ServerBusy]: ExitCode.ServerBusy,
 };
 
 /** The exit code and message an error maps to. */

@@ -20,6 +20,8 @@ export const ExitCode = {
    * results.json's verdict.run say how many). Every sample failing is 3.
    */
   Failed: 6,
+  /** An endpoint was busy with requests that were not the run's (another client?): nothing was run; --allow-busy-server runs anyway. */
+  ServerBusy: 7,
   /** Interrupted by Ctrl-C (128 + SIGINT); the logs written so far are kept. */
   Interrupted: 130,
   /** Stopped by SIGTERM (128 + 15; e.g. `docker stop`, a scheduler's time limit): the test ended with its logs and results written. */

@@ -239,6 +239,12 @@ export function formatSummary(record: RunRecord, files: string[]): string {
     `Result: ${verdictLine(record)}`,
     `  ${r.scenario} ${r.mode}${record.benchmark ? `, ${record.benchmark}` : ''}${record.simulated ? ', simulated endpoint' : ''}; ${r.counts.samples} samples, ${r.counts.tokens} tokens`,
   ];
+  if (record.warmup)
+    lines.push(
+      `  warm-up: ${record.warmup.requests} requests before the test (${record.warmup.failed} failed), counted in no figure here`,
+    );
+  if (record.serverState?.busyAtStart)
+    lines.push("  note: a server had another client's requests when the run started (--allow-busy-server)");
   if (r.metric)
     lines.push(
       `  ${r.metric.name}: ${r.metric.unit === 'ns' ? ms(r.metric.value) : `${r.metric.value.toFixed(2)} ${r.metric.unit}`}`,
@@ -577,6 +583,11 @@ export function registerRunCommand(
     .option('--budget-tokens <n>', 'end the run cleanly once this many output tokens were generated', integer)
     .option('--budget-cost <usd>', 'end the run cleanly once it has cost this much (needs --gpu-hour-price)', number)
     .option('--budget-minutes <m>', 'end the run cleanly after this many minutes of test', number)
+    .option(
+      '--allow-busy-server',
+      "run even when an endpoint has requests running or waiting that are not this run's (another client); default: refuse (exit 7)",
+    )
+    .option('--warmup <n>', 'send n requests (dataset prompts) before the test, excluded from every figure', integer)
     .option('--tokenizer <file>', "tokenizer.json: score an accuracy or submission run's outputs (accuracy.json)")
     .option(
       '--metrics-interval <s>',
@@ -586,7 +597,7 @@ export function registerRunCommand(
     .addHelpText(
       'after',
       `
-Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure (every request failed), 4 internal error, 5 stopped by a budget, 6 samples failed (LoadGen may say VALID; the submission checker rejects the logs), 130 interrupted, 143 terminated.
+Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure (every request failed), 4 internal error, 5 stopped by a budget, 6 samples failed (LoadGen may say VALID; the submission checker rejects the logs), 7 an endpoint was busy with another client's requests (nothing run), 130 interrupted, 143 terminated.
 
 Examples:
   loadgen run --scenario Server --target-qps 50 --output-dir out

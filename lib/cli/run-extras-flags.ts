@@ -1,5 +1,5 @@
 // The `loadgen run` flags of resumability and accounting (--resume, GPU
-// pricing, budgets, --metrics-interval) turned into runBenchmark options,
+// pricing, budgets, --metrics-interval, --allow-busy-server, --warmup) turned into runBenchmark options,
 // with a clear usage error for each bad value.
 import { resolve } from 'node:path';
 
@@ -40,5 +40,11 @@ export function applyExtrasFlags(f: RunFlags, options: RunBenchmarkOptions): voi
         `--metrics-interval must be a number of seconds >= 0 (0 = no scraping), got ${String(f.metricsInterval)}`,
       );
     options.metricsIntervalMs = Math.round(f.metricsInterval * 1000);
+  }
+  if (f.allowBusyServer !== undefined) options.allowBusyServer = f.allowBusyServer;
+  if (f.warmup !== undefined) {
+    if (!(Number.isSafeInteger(f.warmup) && f.warmup >= 0))
+      throw new UsageError(`--warmup must be an integer >= 0, got ${String(f.warmup)}`);
+    options.warmup = f.warmup;
   }
 }

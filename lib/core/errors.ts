@@ -34,6 +34,8 @@ export const ErrorCode = {
   FleetStart: 'LOADGEN_FLEET_START',
   /** The simulator's own HTTP error answer (an invalid request to it). */
   SimHttp: 'LOADGEN_SIM_HTTP',
+  /** An endpoint had requests running or waiting that were not the run's (another client): the run did not start. */
+  ServerBusy: 'LOADGEN_SERVER_BUSY',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -58,6 +60,18 @@ export class UsageError extends LoadgenError {
 export class EndpointFailure extends LoadgenError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(ErrorCode.EndpointFailure, message, options);
+  }
+}
+
+/** An endpoint was busy with another client's requests before the run started (allowBusyServer runs anyway). */
+export class ServerBusyError extends LoadgenError {
+  constructor(
+    message: string,
+    readonly url: string,
+    readonly running: number,
+    readonly waiting: number,
+  ) {
+    super(ErrorCode.ServerBusy, message);
   }
 }
 

@@ -12,9 +12,9 @@ export interface ServerSelfReport {
   modelId: string | null;
 }
 
-async function getJson(url: string): Promise<unknown> {
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
     if (res.status !== 200) {
       await res.arrayBuffer().catch(() => undefined);
       return null;
@@ -29,12 +29,13 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-export async function readServerInfo(baseUrl: string): Promise<ServerSelfReport> {
+/** `headers`: e.g. the endpoint's authorization. */
+export async function readServerInfo(baseUrl: string, headers: Record<string, string> = {}): Promise<ServerSelfReport> {
   const [version, info, newInfo, models] = await Promise.all([
-    getJson(`${baseUrl}/version`),
-    getJson(`${baseUrl}/get_server_info`),
-    getJson(`${baseUrl}/server_info`),
-    getJson(`${baseUrl}/v1/models`),
+    getJson(`${baseUrl}/version`, headers),
+    getJson(`${baseUrl}/get_server_info`, headers),
+    getJson(`${baseUrl}/server_info`, headers),
+    getJson(`${baseUrl}/v1/models`, headers),
   ]);
   const serverInfo = isMap(info) ? info : isMap(newInfo) ? newInfo : null;
   let v: string | null = null;

@@ -12,6 +12,7 @@ import { timeSeries } from './time-series.js';
 import { costAndServerSections } from './report-cost-html.js';
 import { multiturnSection } from './multiturn-html.js';
 import { accuracySection } from './accuracy-html.js';
+import { serverStateLines } from './server-state-html.js';
 
 const CSS = `
 :root{--ok:#15803d;--bad:#b91c1c;--warn:#b45309;--none:#475569;--fg:#0f172a;--mut:#64748b;--line:#e2e8f0}
@@ -337,6 +338,7 @@ ${multiturnSection(j.multiturn)}
     : ''
 }<h2>Endpoints</h2>
 ${endpointsSection(j)}
+${serverStateLines(j)}
 ${costAndServerSections(j, record)}<h2>Errors and retries</h2>
 ${errorsSection(j)}
 <h2>Settings</h2>

@@ -7,6 +7,8 @@ import type { FleetRecord } from '../fleet/types.js';
 import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js';
 import type { MultiturnReport } from '../multiturn/types.js';
+import type { ServerStateReport } from '../metrics/server-state.js';
+import type { WarmupReport } from '../sut/warmup.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
 import { costSections, type CostSections } from './cost-sections.js';
 import {
@@ -144,6 +146,10 @@ export interface ResultsJson extends CostSections {
   multiturn?: MultiturnReport;
   /** Servers the run started itself (null when it only used given endpoints). */
   servers: FleetRecord | null;
+  /** Each server's identity, whether another client was using it at the start, its start time, prefix-cache counters at start and end (null when not read). */
+  serverState: ServerStateReport | null;
+  /** Warm-up requests before the test (--warmup N): counted in no other figure (null without warm-up). */
+  warmup: WarmupReport | null;
   /** Accuracy and submission runs scored with --tokenizer: scores, targets and verdicts, or why scoring failed. */
   accuracy?: RunAccuracy;
 }
@@ -355,5 +361,7 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     servers: record.servers
       ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) }
       : null,
+    serverState: record.serverState ?? null,
+    warmup: record.warmup ?? null,
   };
 }

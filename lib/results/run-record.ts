@@ -10,6 +10,8 @@ import type { CostReport } from '../cost/cost.js';
 import type { Goodput } from '../cost/goodput.js';
 import type { TokenAccounting } from '../cost/token-accounting.js';
 import type { ServerMetricsReport } from '../metrics/summary.js';
+import type { ServerStateReport } from '../metrics/server-state.js';
+import type { WarmupReport } from '../sut/warmup.js';
 import type { ResumeInfo } from '../resume/journal-session.js';
 import type { AccuracySummary } from '../accuracy/score.js';
 
@@ -75,6 +77,10 @@ export interface RunRecord {
   budget?: BudgetReport | null;
   /** The servers' own /metrics over the run. */
   serverMetrics?: ServerMetricsReport | null;
+  /** Each server's identity, its load before the run, its start time and prefix-cache counters at start and end. */
+  serverState?: ServerStateReport | null;
+  /** The warm-up requests sent before the test (--warmup N), outside every other figure. */
+  warmup?: WarmupReport | null;
   /** The sample journal (accuracy and submission runs) and what a resume restored. */
   resume?: ResumeInfo | null;
   /** Servers the run started (`servers:` in the config): effective configuration, versions, logs, events such as crashes. */

@@ -29,6 +29,7 @@ import { checkTokenizer, modeIsScored, scoreRun } from './run-accuracy.js';
 import { RunExtras } from './run-extras.js';
 import { composeSettings, SIMULATOR_DEFAULTS, SYNTHETIC_DEFAULTS, type RunBenchmarkOptions } from './run-options.js';
 import { fillTimeline, ProgressSampler } from './run-progress.js';
+import { checkWarmup, ServerState } from './server-state.js';
 
 // The options and their composition (run-options.ts) and the progress
 // helpers (run-progress.ts), importable from here as before.
@@ -207,6 +208,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     );
   }
   checkRequestLimits(options);
+  const warmupRequests = checkWarmup(options.warmup);
   const composed = composeSettings(options, simulated);
   const settings = composed.settings;
   // Checked now, created once every other input is checked: a usage error leaves nothing behind.
@@ -265,6 +267,13 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       log(
         "note: --busy-poll applies to the adapter's worker threads; live multi-turn conversations run on the main thread and sleep between events",
       );
+    // Before anything of ours reaches the servers: is another client using them?
+    const serverState = await ServerState.check(
+      endpoints.map((e) => (typeof e === 'string' ? e : e.url)),
+      options.apiKey,
+      options.allowBusyServer === true,
+      log,
+    );
     try {
       llm =
         conversations?.mode === 'live'
@@ -303,6 +312,9 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     log(
       `sut: ${llm.backend} ${llm.api} API, model '${llm.model}', ${probes.length} endpoint${probes.length > 1 ? 's' : ''} (${probes.filter((p) => p.healthy).length} healthy), token ids from ${llm.capabilities.tokenSource}`,
     );
+
+    await serverState.identify(llm);
+    const warmup = await serverState.warmUp(llm, warmupRequests, options.concurrency, dataset.size, log);
 
     const engineSide = await extras.begin(
       llm,
@@ -374,6 +386,8 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       outdir,
     };
     Object.assign(record, await extras.finish(llm, record));
+    record.serverState = await serverState.finish();
+    record.warmup = warmup;
     if (conversations) record.multiturn = conversations.report(llm, report);
     if (options.tokenizer !== undefined) {
       if (modeIsScored(result.mode))

@@ -102,6 +102,10 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   onStage?: (stage: RunStage) => void;
   /** tokenizer.json: accuracy and submission runs are scored at the end (accuracy.json, results.json, report.html). */
   tokenizer?: string;
+  /** Run even when an endpoint has requests that are not this run's (another client); default false: refuse (ServerBusyError). */
+  allowBusyServer?: boolean;
+  /** Requests sent before the test (dataset prompts, the adapter's bodies), excluded from every figure; default 0. */
+  warmup?: number;
   /** Write results.json (and the other files when the writers are present); default true. */
   writeOutputs?: boolean;
 }

@@ -58,6 +58,8 @@ export class Metrics {
   prefixCacheQueries: number | null = null;
   prefixCacheHits: number | null = null;
   readonly finished: Record<FinishedReason, number> = { stop: 0, length: 0, abort: 0 };
+  /** prometheus_client's process collector: the server's start, Unix seconds. */
+  readonly processStartTimeSeconds = Date.now() / 1000;
   private readonly ttft: Histogram;
   private readonly e2e: Histogram;
 
@@ -78,7 +80,12 @@ export class Metrics {
   }
 
   render(g: EngineGauges): string {
-    return this.flavor === 'vllm' ? this.renderVllm(g) : this.renderSglang(g);
+    const process = [
+      '# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.',
+      '# TYPE process_start_time_seconds gauge',
+      `process_start_time_seconds ${num(this.processStartTimeSeconds)}`,
+    ].join('\n');
+    return `${process}\n${this.flavor === 'vllm' ? this.renderVllm(g) : this.renderSglang(g)}`;
   }
 
   private renderVllm(g: EngineGauges): string {

@@ -357,6 +357,8 @@ function control(st: State, path: string, method: string, raw: Buffer | null, re
 export async function startSimulator(options?: SimulatorOptions): Promise<Simulator> {
   const opts = resolveOptions(options);
   const metrics = new Metrics(opts.flavor, opts.model);
+  // A server with the cache on exports its counters from the start, at 0 (a fresh cache).
+  if (opts.prefixCache) metrics.prefixCacheQueries = metrics.prefixCacheHits = 0;
   const engine = new Engine({
     maxRunningSeqs: opts.maxRunningSeqs,
     prefillNsPerToken: opts.prefillNsPerToken,

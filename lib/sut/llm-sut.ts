@@ -112,6 +112,8 @@ export interface LlmSut {
   readonly model: string;
   readonly capabilities: Capabilities;
   readonly probes: ProbeResult[];
+  /** The request body the adapter sends for dataset sample `index` (warm-up requests outside the test). */
+  requestBody?(index: number): Buffer;
   /** Per-run figures (call after startTest settles). */
   report(): Promise<SutReport>;
   /** Resolves when no request is in flight. */
@@ -369,6 +371,7 @@ export async function createLlmSut(options: LlmSutOptions): Promise<LlmSut> {
     model,
     capabilities,
     probes,
+    requestBody: (index: number) => buildBody(dataset.prompt(index), index, bodyCtx).body,
     async report() {
       const snaps = await pool.snapshots();
       return mergeSnapshots(snaps, {

@@ -229,9 +229,10 @@ async function testRequest(
   return { capabilities: caps, ttftMs: r.ttftMs, tokensPerSecond: r.tokensPerSecond };
 }
 
-type Decode = (text: string, s: number, e: number, st: StreamState) => number;
+export type Decode = (text: string, s: number, e: number, st: StreamState) => number;
 
-async function streamOnce(
+/** One streamed request: its decoded state, TTFT and generation rate (throws on a non-200 answer or an error event). */
+export async function streamOnce(
   url: string,
   body: unknown,
   headers: Record<string, string>,
