@@ -20,6 +20,12 @@ export const ExitCode = {
    * results.json's verdict.run say how many). Every sample failing is 3.
    */
   Failed: 6,
+  /**
+   * --strict only: the run finished VALID or INVALID, but the harness's
+   * verdict on its own measurement is harness-limited (docs/measurement.md):
+   * its figures say more about the client than about the servers.
+   */
+  HarnessLimited: 7,
   /** Interrupted by Ctrl-C (128 + SIGINT); the logs written so far are kept. */
   Interrupted: 130,
   /** Stopped by SIGTERM (128 + 15; e.g. `docker stop`, a scheduler's time limit): the test ended with its logs and results written. */
