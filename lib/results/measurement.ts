@@ -207,7 +207,7 @@ export function measurementOf(record: RunRecord): Measurement {
       figures.eventLoopDelayMs.main,
     ],
     ...figures.eventLoopDelayMs.workers.map((l, k): [string, { p99: number; max: number }] => [
-      `adapter worker ${k + 1}`,
+      sut?.workers === 0 ? "the adapter's HTTP work on the main thread" : `adapter worker ${k + 1}`,
       l,
     ]),
   ];
