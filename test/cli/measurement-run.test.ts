@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { runBenchmark, type Dataset } from '../../lib/index.js';
 import type { ResultsJson } from '../../lib/results/results-json.js';
+import type { RunRecord } from '../../lib/results/run-record.js';
 import { buildCli, type CliRun } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lg-measure-'));
@@ -101,7 +102,7 @@ describe('the measurement verdict on real runs', () => {
 
   test('a run whose harness is starved is harness-limited, with the reason', async () => {
     const stop = hog(150, 200);
-    let record;
+    let record: RunRecord;
     try {
       record = await runBenchmark({
         scenario: 'Server',
