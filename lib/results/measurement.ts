@@ -89,7 +89,7 @@ const pct = (x: number): string => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 function referenceOf(record: RunRecord): MeasurementFigures['reference'] {
   const r = record.result;
   if (r.scenario === 'Offline') return null;
-  const s = record.settings as {
+  const s = (record.settings ?? {}) as {
     useTokenLatencies?: unknown;
     ttftLatencyNs?: unknown;
     serverTargetLatencyNs?: unknown;
