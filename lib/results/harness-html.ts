@@ -54,7 +54,7 @@ export function harnessSection(j: ResultsJson): string {
       `≤ ${L.loopDelayP99Ms} ms`,
     ],
     ...m.eventLoopDelayMs.workers.map((w, k) => [
-      `event-loop delay p99 (max): adapter worker ${k + 1}`,
+      `event-loop delay p99 (max): ${h.workers === 0 ? 'the adapter on the main thread' : `adapter worker ${k + 1}`}`,
       `${fmtMs(w.p99)} (${fmtMs(w.max)})`,
       `≤ ${L.loopDelayP99Ms} ms`,
     ]),

@@ -73,10 +73,13 @@ export interface Measurement {
   figures: MeasurementFigures;
 }
 
+/** ms to 0.1 µs: the figures' precision, without float noise in results.json. */
+const r4 = (ms: number): number => Math.round(ms * 1e4) / 1e4;
+
 function spread(values: number[]): Spread | null {
   if (values.length === 0) return null;
   const p: Percentiles = percentiles(values, 1e-6);
-  return { count: p.count, p50: p.p50, p99: p.p99, max: p.max };
+  return { count: p.count, p50: r4(p.p50), p99: r4(p.p99), max: r4(p.max) };
 }
 
 function median(values: number[]): number {
@@ -127,7 +130,7 @@ function firstAttempts(timings: readonly SampleTiming[]): SampleTiming[] {
 }
 
 const loop = (p: Percentiles | undefined | null): { p99: number; max: number } | null =>
-  p && p.count > 0 && Number.isFinite(p.p99) ? { p99: p.p99, max: p.max } : null;
+  p && p.count > 0 && Number.isFinite(p.p99) ? { p99: r4(p.p99), max: r4(p.max) } : null;
 
 /** The verdict on the run's measurement (docs/measurement.md). */
 export function measurementOf(record: RunRecord): Measurement {
@@ -169,7 +172,7 @@ export function measurementOf(record: RunRecord): Measurement {
   // 1. The harness's own p99 against the reference.
   if (figures.beforeWriteMs && reference) {
     const b = figures.beforeWriteMs;
-    figures.harnessP99Ms = b.p99 + pathLoopP99;
+    figures.harnessP99Ms = r4(b.p99 + pathLoopP99);
     figures.harnessShare = figures.harnessP99Ms / reference.ms;
     if (figures.harnessShare > L.share) {
       const parts: [string, number][] = [
@@ -215,7 +218,7 @@ export function measurementOf(record: RunRecord): Measurement {
   for (const [who, l] of loops)
     if (l && l.p99 > L.loopDelayP99Ms)
       reasons.push(
-        `${who} was blocked: event-loop delay p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms (limit ${L.loopDelayP99Ms} ms)${record.simulated && who.startsWith('the main') ? '; the built-in simulator runs on it' : ''}`,
+        `${who} was blocked: event-loop delay p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms (limit ${L.loopDelayP99Ms} ms${record.simulated && who.startsWith('the main') ? ', the built-in simulator runs on it' : ''})`,
       );
 
   // 4. CPU: the process against the cores it has.
