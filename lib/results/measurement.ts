@@ -222,7 +222,9 @@ export function measurementOf(record: RunRecord): Measurement {
       );
 
   // 4. CPU: the process against the cores it has.
-  if (usage && usage.wallSeconds > 0 && usage.cores > 0) {
+  if (sut && sut.busyPollIdleMs !== null && sut.busyPollIdleMs !== undefined)
+    unchecked.push('CPU use (busy polling keeps the adapter threads spinning by design)');
+  else if (usage && usage.wallSeconds > 0 && usage.cores > 0) {
     const share = usage.cpuSeconds / (usage.wallSeconds * usage.cores);
     figures.cpu = { seconds: usage.cpuSeconds, wallSeconds: usage.wallSeconds, cores: usage.cores, share };
     if (share > L.cpuShare)

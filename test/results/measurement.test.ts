@@ -236,6 +236,13 @@ describe('measurement verdict', () => {
     const m = measurementOf(record({ cpu: { cpuSeconds: 18.5 } }));
     expect(m.reasons).toEqual(['the harness used 93% of its 2 cores (18.5 CPU-s over 10.0 s; limit 90%)']);
     expect(MEASUREMENT_LIMITS.cpuShare).toBe(0.9);
+    // Busy polling spins the adapter's threads on purpose: not judged by CPU.
+    const polling = record({ cpu: { cpuSeconds: 19.5 } });
+    polling.sut!.busyPollIdleMs = 1000;
+    const p = measurementOf(polling);
+    expect(p.verdict).toBe('trustworthy');
+    expect(p.figures.cpu).toBeNull();
+    expect(p.unchecked).toEqual(['CPU use (busy polling keeps the adapter threads spinning by design)']);
   });
 
   test('several reasons at once, in the console line', () => {
