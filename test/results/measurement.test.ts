@@ -3,7 +3,12 @@
 // verdict reaches results.json, the console line and --strict's exit code.
 import { describe, expect, test } from 'vitest';
 
-import { exitCodeOf, formatSummary } from '../../lib/cli/run-command.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { readConfigFile } from '../../lib/cli/config-file.js';
+import { exitCodeOf, formatSummary, planRun } from '../../lib/cli/run-command.js';
 import { ExitCode } from '../../lib/cli/exit-codes.js';
 import { MEASUREMENT_LIMITS, measurementLine, measurementOf } from '../../lib/results/measurement.js';
 import { buildReportHtml } from '../../lib/results/report-html.js';
@@ -286,5 +291,20 @@ describe('measurement verdict', () => {
     const m = measurementOf(r);
     expect(m.verdict).toBe('trustworthy');
     expect(m.unchecked).toHaveLength(4);
+  });
+
+  test('--strict and the config key strict', () => {
+    expect(planRun({ scenario: 'Server' }).strict).toBe(false);
+    expect(planRun({ scenario: 'Server', strict: true }).strict).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'lg-strict-'));
+    try {
+      const file = join(dir, 'run.yaml');
+      writeFileSync(file, 'scenario: Server\nstrict: true\n');
+      expect(planRun(readConfigFile(file)).strict).toBe(true);
+      writeFileSync(file, 'scenario: Server\nstrict: 7\n');
+      expect(() => readConfigFile(file)).toThrow(/strict/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
