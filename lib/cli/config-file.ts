@@ -57,6 +57,8 @@ export interface RunFlags {
   servers?: ServerSpec[];
   json?: boolean;
   quiet?: boolean;
+  /** A harness-limited measurement (docs/measurement.md) exits with 7. */
+  strict?: boolean;
   /** Multi-turn: a conversation file, how to run it, and tool answers (lib/cli/conversation-flags.ts). */
   conversations?: string;
   multiturn?: string;
@@ -145,6 +147,7 @@ const KEYS: Record<string, KeyKind> = {
   servers: 'servers',
   json: 'boolean',
   quiet: 'boolean',
+  strict: 'boolean',
   conversations: 'path',
   multiturn: 'string',
   maxConcurrentConversations: 'integer',

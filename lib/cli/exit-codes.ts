@@ -22,6 +22,12 @@ export const ExitCode = {
   Failed: 6,
   /** An endpoint was busy with requests that were not the run's (another client?): nothing was run; --allow-busy-server runs anyway. */
   ServerBusy: 7,
+  /**
+   * --strict only: the run finished VALID or INVALID, but the harness's
+   * verdict on its own measurement is harness-limited (docs/measurement.md):
+   * its figures say more about the client than about the servers.
+   */
+  HarnessLimited: 8,
   /** Interrupted by Ctrl-C (128 + SIGINT); the logs written so far are kept. */
   Interrupted: 130,
   /** Stopped by SIGTERM (128 + 15; e.g. `docker stop`, a scheduler's time limit): the test ended with its logs and results written. */

@@ -9,6 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { FieldMapping } from '../dataset/mapping.js';
 import type { LengthSpec } from '../dataset/synthetic.js';
 import type { RunRecord } from '../results/run-record.js';
+import { measurementLine, measurementOf } from '../results/measurement.js';
 import { latencyFigures, runStatusOf } from '../results/run-status.js';
 // Types only: the pipeline (and with it the native addon) is loaded when a run starts.
 import type { DatasetSpec, RunBenchmarkOptions, RunStage } from '../run/run-benchmark.js';
@@ -156,6 +157,8 @@ export interface RunCommandPlan {
   options: RunBenchmarkOptions;
   json: boolean;
   quiet: boolean;
+  /** A harness-limited measurement exits with ExitCode.HarnessLimited. */
+  strict: boolean;
 }
 
 /** argv to record in the results, without secrets (lib/core/redact.ts). */
@@ -215,7 +218,7 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   }
   applyExtrasFlags(f, options);
   applyRequestFlags(f, options);
-  return { options, json: f.json === true, quiet: f.quiet === true };
+  return { options, json: f.json === true, quiet: f.quiet === true, strict: f.strict === true };
 }
 
 function ms(ns: number | null | undefined): string {
@@ -261,6 +264,8 @@ export function formatSummary(record: RunRecord, files: string[]): string {
   if (r.ttft) lines.push(`  TTFT p99: ${ms(lat.ttft?.p99)}   TPOT p99: ${ms(lat.tpot?.p99)}${failedNote}`);
   if (r.latency) lines.push(`  latency p50: ${ms(lat.latency?.p50)}   p99: ${ms(lat.latency?.p99)}${failedNote}`);
   if (r.peakTargetQps !== null) lines.push(`  peak target QPS: ${r.peakTargetQps.toFixed(2)}`);
+  // The verdict on the measurement itself (docs/measurement.md).
+  if (record.sut) lines.push(`  ${measurementLine(measurementOf(record))}`);
   for (const reason of r.invalidReasons) lines.push(`  why INVALID: ${reason.trim()}`);
   if (r.criteria?.earlyStoppingMet === false && r.earlyStopping) {
     const es = r.earlyStopping;
@@ -335,8 +340,16 @@ export function formatSummary(record: RunRecord, files: string[]): string {
   return lines.join('\n') + '\n';
 }
 
-/** The exit code a finished run maps to. */
-export function exitCodeOf(record: RunRecord, interrupted: boolean): ExitCode {
+/** The exit code a finished run maps to; `strict`: a harness-limited measurement turns 0 and 1 into 7. */
+export function exitCodeOf(record: RunRecord, interrupted: boolean, strict = false): ExitCode {
+  const code = exitCodeOfRun(record, interrupted);
+  if (strict && (code === ExitCode.Valid || code === ExitCode.Invalid) && record.sut) {
+    if (measurementOf(record).verdict === 'harness-limited') return ExitCode.HarnessLimited;
+  }
+  return code;
+}
+
+function exitCodeOfRun(record: RunRecord, interrupted: boolean): ExitCode {
   const r = record.result;
   if (r.aborted && r.abortReason === 'SIGTERM') return ExitCode.Terminated;
   if (interrupted || (r.aborted && r.abortReason === 'SIGINT')) return ExitCode.Interrupted;
@@ -447,7 +460,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     } else if (!quiet) {
       process.stdout.write(formatSummary(record, listed));
     }
-    const code = exitCodeOf(record, interrupted);
+    const code = exitCodeOf(record, interrupted, plan.strict);
     if (code === ExitCode.Endpoint)
       stderr.write(
         `loadgen run: every request failed (${Object.keys(record.sut?.errorKinds ?? {}).join(', ') || 'see the detail log'}): ${record.endpoints.map((e) => e.url).join(', ')}\n`,
@@ -458,6 +471,8 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
       );
     if (code === ExitCode.Internal)
       stderr.write(`loadgen run: the test was aborted: ${record.result.abortReason ?? 'unknown reason'}\n`);
+    if (code === ExitCode.HarnessLimited)
+      stderr.write(`loadgen run: --strict: ${measurementLine(measurementOf(record))}\n`);
     return code;
   } catch (err) {
     progress.done();
@@ -575,6 +590,10 @@ export function registerRunCommand(
     .option('--json', 'print the result JSON (results.json) only on stdout')
     .option('--quiet', 'no progress or notes on stderr')
     .option(
+      '--strict',
+      'exit 8 when the measurement is harness-limited (the harness, not the server, limited the figures; see docs/measurement.md)',
+    )
+    .option(
       '--resume <dir>',
       'continue the interrupted accuracy or submission run in <dir> (same flags; only its missing samples are sent)',
     )
@@ -597,7 +616,7 @@ export function registerRunCommand(
     .addHelpText(
       'after',
       `
-Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure (every request failed), 4 internal error, 5 stopped by a budget, 6 samples failed (LoadGen may say VALID; the submission checker rejects the logs), 7 an endpoint was busy with another client's requests (nothing run), 130 interrupted, 143 terminated.
+Exit codes: 0 VALID, 1 INVALID, 2 usage or input error, 3 endpoint failure (every request failed), 4 internal error, 5 stopped by a budget, 6 samples failed (LoadGen may say VALID; the submission checker rejects the logs), 7 an endpoint was busy with another client's requests (nothing run), 8 with --strict: the measurement is harness-limited, 130 interrupted, 143 terminated.
 
 Examples:
   loadgen run --scenario Server --target-qps 50 --output-dir out

@@ -13,6 +13,7 @@ import { costAndServerSections } from './report-cost-html.js';
 import { multiturnSection } from './multiturn-html.js';
 import { accuracySection } from './accuracy-html.js';
 import { serverStateLines } from './server-state-html.js';
+import { harnessSection, measurementBanner } from './harness-html.js';
 
 const CSS = `
 :root{--ok:#15803d;--bad:#b91c1c;--warn:#b45309;--none:#475569;--fg:#0f172a;--mut:#64748b;--line:#e2e8f0}
@@ -24,6 +25,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 10px;border-bot
 .verdict .big{font-size:26px;font-weight:700;letter-spacing:.5px}
 .verdict ul{margin:6px 0 0 18px;padding:0}
 .VALID{background:var(--ok)}.INVALID{background:var(--bad)}.ABORTED{background:var(--warn)}.NO_RESULT{background:var(--none)}
+.measure{margin-top:8px;padding-top:6px;border-top:1px solid rgba(255,255,255,.35)}
 .crit{display:flex;flex-wrap:wrap;gap:8px;margin-top:8px}.crit span{background:rgba(255,255,255,.18);border-radius:4px;padding:2px 8px}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:10px}
 .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:10px 12px}
@@ -78,7 +80,7 @@ function verdictSection(j: ResultsJson): string {
     overall !== v.status || (v.run && v.run.status !== 'OK')
       ? `<div>LoadGen's own verdict: ${esc(v.status === 'NO_RESULT' ? 'none (no performance pass)' : v.status)}</div>`
       : '';
-  return `<section class="verdict ${esc(overall)}" id="verdict"><div class="big">${esc(overall)}</div>${loadgen}${metric}${crit}${list}</section>`;
+  return `<section class="verdict ${esc(overall)}" id="verdict"><div class="big">${esc(overall)}</div>${loadgen}${metric}${crit}${list}${measurementBanner(j)}</section>`;
 }
 
 /** The measured span: the harness window, else (Offline) LoadGen's longest latency, else wall time. */
@@ -341,6 +343,8 @@ ${endpointsSection(j)}
 ${serverStateLines(j)}
 ${costAndServerSections(j, record)}<h2>Errors and retries</h2>
 ${errorsSection(j)}
+<h2>Harness</h2>
+${harnessSection(j)}
 <h2>Settings</h2>
 ${settingsSection(j)}
 <p class="note">Schema ${esc(j.schema)} v${esc(j.schemaVersion)} · logs: ${esc(Object.values(j.logs).filter(Boolean).join(', '))}</p>

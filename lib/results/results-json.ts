@@ -11,6 +11,7 @@ import type { ServerStateReport } from '../metrics/server-state.js';
 import type { WarmupReport } from '../sut/warmup.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
 import { costSections, type CostSections } from './cost-sections.js';
+import { measurementOf, type MeasurementFigures, type MeasurementVerdict } from './measurement.js';
 import {
   latencyFigures,
   loadgenStatus,
@@ -128,6 +129,14 @@ export interface ResultsJson extends CostSections {
     interChunkGapMs: Percentiles;
     issueDelayMs: Percentiles;
     headersMs: Percentiles;
+    /** The verdict on the measurement itself (docs/measurement.md): can these figures be trusted, or did the harness limit them? */
+    verdict: MeasurementVerdict;
+    /** Why harness-limited; empty when trustworthy. */
+    reasons: string[];
+    /** Checks without data (the verdict does not cover them). */
+    unchecked: string[];
+    /** What the verdict was decided from. */
+    measurement: MeasurementFigures;
   } | null;
   timeline: TimelinePoint[];
   /** Per-sample values (ns, integers) when the harness recorded timings: what `loadgen report --aggregate` merges exactly. */
@@ -263,6 +272,7 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
   const retries = sut ? sut.endpoints.reduce((a, e) => a + e.retries, 0) : 0;
   const runStatus = runStatusOf(record);
   const lat = latencyFigures(record, series);
+  const measured = sut ? measurementOf(record) : null;
   return {
     schema: RESULTS_SCHEMA,
     schemaVersion: RESULTS_SCHEMA_VERSION,
@@ -326,21 +336,26 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       warnings: [...(sut?.warnings ?? [])],
     },
     endpoints: endpointResults(record, window),
-    harness: sut
-      ? {
-          backend: sut.backend,
-          api: sut.api,
-          workers: sut.workers,
-          busyPollIdleMs: sut.busyPollIdleMs ?? null,
-          capabilities: sut.capabilities,
-          samples: sut.samples,
-          peakInFlight: sut.peakInFlight,
-          chunks: sut.chunks,
-          interChunkGapMs: sut.interChunkGapMs,
-          issueDelayMs: sut.issueDelayMs,
-          headersMs: sut.headersMs,
-        }
-      : null,
+    harness:
+      sut && measured
+        ? {
+            backend: sut.backend,
+            api: sut.api,
+            workers: sut.workers,
+            busyPollIdleMs: sut.busyPollIdleMs ?? null,
+            capabilities: sut.capabilities,
+            samples: sut.samples,
+            peakInFlight: sut.peakInFlight,
+            chunks: sut.chunks,
+            interChunkGapMs: sut.interChunkGapMs,
+            issueDelayMs: sut.issueDelayMs,
+            headersMs: sut.headersMs,
+            verdict: measured.verdict,
+            reasons: measured.reasons,
+            unchecked: measured.unchecked,
+            measurement: measured.figures,
+          }
+        : null,
     timeline: record.timeline.map((p) => ({ ...p })),
     samples: series
       ? {

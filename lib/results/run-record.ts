@@ -3,7 +3,7 @@
 // The writers read only this, so a custom harness can write the same files.
 import type { FleetRecord } from '../fleet/types.js';
 import type { TestResult } from '../core/result.js';
-import type { SutReport } from '../sut/types.js';
+import type { Percentiles, SutReport } from '../sut/types.js';
 import type { MultiturnReport } from '../multiturn/types.js';
 import type { BudgetReport } from '../cost/budget.js';
 import type { CostReport } from '../cost/cost.js';
@@ -29,6 +29,18 @@ export interface TimelinePoint {
   /** Output tokens completed so far (0 when unknown). */
   outputTokens: number;
   errors: number;
+}
+
+/** What the harness measured of its own process over the test (lib/run/harness-usage.ts). */
+export interface HarnessUsage {
+  /** The test's wall time, s. */
+  wallSeconds: number;
+  /** CPU time (user + system) of the whole process over the test, every thread: the built-in simulator's too in a simulated run. */
+  cpuSeconds: number;
+  /** The cores the process may use (os.availableParallelism()). */
+  cores: number;
+  /** The main thread's event-loop delay over the test, ms beyond the monitor's 10 ms period. */
+  mainEventLoopDelayMs: Percentiles;
 }
 
 export interface RunEndpointInfo {
@@ -87,4 +99,6 @@ export interface RunRecord {
   servers?: FleetRecord;
   /** Accuracy scores of an accuracy or submission run given a tokenizer (lib/run/run-accuracy.ts). */
   accuracy?: RunAccuracy | null;
+  /** The harness's CPU and main-thread event-loop delay over the test: input of the measurement verdict (lib/results/measurement.ts). */
+  harnessUsage?: HarnessUsage | null;
 }

@@ -24,6 +24,7 @@ import type { Simulator } from '../sim/types.js';
 import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
 import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
 import type { EndpointConfig, SutReport } from '../sut/types.js';
+import { UsageMeter } from './harness-usage.js';
 import { checkOutputDir, createOutputDir } from './output-dir.js';
 import { checkTokenizer, modeIsScored, scoreRun } from './run-accuracy.js';
 import { RunExtras } from './run-extras.js';
@@ -335,8 +336,10 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     stage('test');
     const timer = setInterval(() => sampler.tick(), 1000);
     let result: TestResult;
+    let usage: UsageMeter | null = null;
     try {
       extras.testStarted();
+      usage = new UsageMeter();
       result = await startTest(
         engineSide.sut,
         engineSide.qsl,
@@ -354,6 +357,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         result = (err as { result: TestResult }).result;
       } else throw err;
     } finally {
+      usage?.stop();
       clearInterval(timer);
       extras.testEnded();
     }
@@ -384,6 +388,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       sut: report,
       timeline: sampler.timeline,
       outdir,
+      harnessUsage: usage?.stop() ?? null,
     };
     Object.assign(record, await extras.finish(llm, record));
     record.serverState = await serverState.finish();

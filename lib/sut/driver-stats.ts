@@ -8,7 +8,9 @@ import { Column } from './column.js';
 import type { DriverConfig } from './driver-config.js';
 import type { Exchange } from './exchange.js';
 import type { Failure } from './failure.js';
+import { LoopDelayMonitor } from './loop-delay.js';
 import { LogHistogram, bump } from './stats.js';
+import type { Percentiles } from './types.js';
 
 /** Plain-data report of one driver, merged across threads. */
 export interface DriverSnapshot {
@@ -40,6 +42,8 @@ export interface DriverSnapshot {
   /** Columns of per-sample timings (recordTimings), see TIMING_FIELDS. */
   timings: Float64Array | null;
   timingErrors: string[] | null;
+  /** ms the thread's event loop was late (loop-delay.ts), over the driver's life. */
+  eventLoopDelayMs: Percentiles;
 }
 
 export const TIMING_FIELDS = [
@@ -79,6 +83,8 @@ export class DriverStats {
   private readonly gaps = new LogHistogram();
   private readonly issueDelay = new Column();
   private readonly headersDelay = new Column();
+  /** This thread's event-loop delay: a timer and a native histogram, nothing per request. */
+  protected readonly loopDelay = new LoopDelayMonitor();
   private timings: Column | null;
   private timingErrors: string[] | null;
   private errorLines = 0;
@@ -131,6 +137,7 @@ export class DriverStats {
       })),
       timings: this.timings ? this.timings.toArray() : null,
       timingErrors: this.timingErrors ? [...this.timingErrors] : null,
+      eventLoopDelayMs: this.loopDelay.summary(),
     };
   }
 

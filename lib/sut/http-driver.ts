@@ -166,6 +166,7 @@ export class HttpDriver extends DriverStats implements ExchangeDriver {
     this.failParked(parked, CLOSED);
     await Promise.all(this.pools.map((p) => p.destroy().catch(() => undefined)));
     this.journal?.close();
+    this.loopDelay.stop();
     if (this.busyPoll) native.busyPollDisable();
   }
 

@@ -100,6 +100,7 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
     issueDelayMs: percentiles(concat(snaps.map((s) => s.issueDelayNs)), MS),
     headersMs: percentiles(concat(snaps.map((s) => s.headersNs)), MS),
     warnings,
+    eventLoopDelayMs: snaps.map((s) => s.eventLoopDelayMs),
   };
   if (snaps.some((s) => s.timings)) {
     const timings: SampleTiming[] = [];

@@ -152,6 +152,12 @@ export interface SutReport {
   /** ms, request write to response headers. */
   headersMs: Percentiles;
   warnings: string[];
+  /**
+   * ms by which each thread doing the HTTP work (each worker, or the main
+   * thread with `workers: 0`) found its event loop late, beyond the
+   * monitor's 10 ms period: how long a read or a sample could wait for it.
+   */
+  eventLoopDelayMs?: Percentiles[];
   /** Present with `recordTimings: true`. */
   timings?: SampleTiming[];
 }
