@@ -34,7 +34,7 @@ function explain(r: CliRun): string {
 }
 
 /** The small server of test/run/helpers.ts (ceiling 200 samples/s), as a config file. */
-function args(out: string): string[] {
+function args(out: string, minQueries = 500): string[] {
   const config = writeText(
     dir,
     'sim.yaml',
@@ -57,7 +57,7 @@ function args(out: string): string[] {
     '--set',
     'min_duration=1000',
     '--set',
-    'min_query_count=500',
+    `min_query_count=${minQueries}`,
     '--set',
     'server_ttft_latency=150000000',
     '--output-dir',
@@ -128,6 +128,43 @@ describe('loadgen sweep --rates', () => {
     },
     90_000,
   );
+});
+
+describe('loadgen sweep: the capacity search', () => {
+  test('capacity.qps in sweep.json, confirmed; loadgen run there is VALID and 20 % above INVALID', async () => {
+    const out = join(dir, 'search');
+    const a = args(out, 662);
+    const r = await runCli(cli, [...a, '--start', '100', '--probe-duration', '1s', '--confirm'], dir, 120_000);
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stdout).toMatch(
+      /^Capacity: [\d.]+ QPS \(INVALID at [\d.]+, precision 5\.0 %; \d+ probes\); confirmation run VALID/,
+    );
+    const s = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
+    const c = s.capacity;
+    expect(c.reached).toBe(true);
+    expect(c.confirmed).toBe(true);
+    expect(c.lowerInvalid).toBeLessThanOrEqual(c.qps * 1.05 + 1e-9);
+    expect(s.points.at(-1)).toMatchObject({
+      kind: 'confirm',
+      value: c.qps,
+      dir: join('points', `confirm-qps-${c.qps}`),
+    });
+    // The same settings as the probes: `loadgen run` with the sweep's flags (less --output-dir).
+    const runArgs = (qps: number, name: string) => [
+      'run',
+      ...a.slice(1, -2),
+      '--target-qps',
+      String(qps),
+      '--output-dir',
+      join(dir, name),
+    ];
+    const above = await runCli(cli, runArgs(c.qps * 1.2, 'run-above'), dir, 60_000);
+    expect(above.code, explain(above)).toBe(1);
+    let at = await runCli(cli, runArgs(c.qps, 'run-at'), dir, 60_000);
+    // Timer jitter on a shared machine can tip a run at the very edge: one more try.
+    if (at.code !== 0) at = await runCli(cli, runArgs(c.qps, 'run-at-again'), dir, 60_000);
+    expect(at.code, explain(at)).toBe(0);
+  }, 240_000);
 });
 
 describe('usage errors exit 2', () => {
