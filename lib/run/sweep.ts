@@ -73,6 +73,8 @@ const DEFAULT_MAX_PROBES = 40;
 const DEFAULT_PROBE_QUERIES = 662;
 /** The ladder's limits: no rate below this, and no more doublings than this. */
 const MIN_QPS = 1e-3;
+/** The concurrency ladder stops here (every point VALID up to it: `reached` stays false). */
+export const MAX_CONCURRENCY = 1024;
 const MAX_STEPS = 40;
 
 /** A value as it names a directory and is compared: 4 significant digits (QPS), an integer (concurrency). */
@@ -297,6 +299,7 @@ async function search(
     const next = roundPoint(dimension, first ? v * 2 : v / 2);
     if (first ? hi !== null : lo !== null) break;
     if (!first && (next < floor || next === v)) break;
+    if (first && dimension === 'concurrency' && next > MAX_CONCURRENCY) break;
     v = next;
     await probe(v);
   }
