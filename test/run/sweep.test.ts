@@ -118,6 +118,23 @@ describe('runSweep: a list of points', () => {
     for (const p of sweep.points) expect(existsSync(join(outdir, p.dir, 'results.json'))).toBe(true);
   }, 60_000);
 
+  test('--concurrencies: each point caps the requests in flight; a low cap queues in the harness and misses TTFT', async () => {
+    const outdir = join(dir, 'concurrency');
+    const { sweep } = await runSweep({
+      ...SMALL,
+      targetQps: 120,
+      settings: { ...SMALL.settings, minDurationMs: 1000, minQueryCount: 500 },
+      outdir,
+      dimension: 'concurrency',
+      points: [4, 16],
+    });
+    expect(sweep.dimension).toBe('concurrency');
+    expect(sweep.points.map((p) => [p.concurrency, p.targetQps, p.dir, p.verdict])).toEqual([
+      [4, null, join('points', 'concurrency-4'), 'INVALID'],
+      [16, null, join('points', 'concurrency-16'), 'VALID'],
+    ]);
+  }, 60_000);
+
   test('usage errors before anything runs', async () => {
     await expect(runSweep({ ...SMALL, scenario: 'Offline', outdir: join(dir, 'x') })).rejects.toMatchObject({
       code: 'LOADGEN_USAGE',
