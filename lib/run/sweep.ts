@@ -134,6 +134,23 @@ export function readDonePoint(dir: string): ResultsJson | null {
   }
 }
 
+/** Why a finished point does not match this sweep's (its rate, concurrency or probe duration), or null when it does. */
+function settingsDiffer(
+  j: ResultsJson,
+  dimension: SweepDimension,
+  value: number,
+  probeDurationMs: number | null,
+): string | null {
+  const s = j.settings.requested;
+  if (dimension === 'qps') {
+    const key = j.benchmark.scenario === 'Offline' ? 'offlineExpectedQps' : 'serverTargetQps';
+    if (Number(s[key]) !== value) return `${key} ${String(s[key])}`;
+  }
+  if (probeDurationMs !== null && Number(s.minDurationMs) !== probeDurationMs)
+    return `minDurationMs ${String(s.minDurationMs)}`;
+  return null;
+}
+
 /** Runs the sweep; resolves with sweep.json's content once sweep.json and sweep.html are written. */
 export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> {
   if (!options || typeof options !== 'object') throw new UsageError('runSweep: options must be an object');
@@ -169,7 +186,12 @@ export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> 
   const measure = async (value: number, kind: SweepPoint['kind']): Promise<SweepPoint> => {
     const dir = join(outdir, pointDir(dimension, value, kind === 'confirm'));
     const rel = relative(outdir, dir);
-    const done = readDonePoint(dir);
+    let done = readDonePoint(dir);
+    const differs = done ? settingsDiffer(done, dimension, value, kind === 'probe' ? probeDurationMs : null) : null;
+    if (differs) {
+      log(`sweep: ${rel} was run with other settings (${differs}): running it again`);
+      done = null;
+    }
     let results: ResultsJson;
     let resumed = false;
     if (done) {

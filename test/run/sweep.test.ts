@@ -97,6 +97,25 @@ describe('runSweep: the capacity search', () => {
     expect(again.sweep.points.every((p) => p.resumed)).toBe(true);
     expect(again.sweep.points.map((p) => p.value)).toEqual(sweep.points.map((p) => p.value));
   }, 30_000);
+
+  test('a finished point with another probe duration is run again', async () => {
+    let runs = 0;
+    const notes: string[] = [];
+    await runSweep({
+      ...SMALL,
+      ...PROBE,
+      probeDurationMs: 1500,
+      maxProbes: 1,
+      outdir,
+      log: (m) => notes.push(m),
+      runPoint: (o) => {
+        runs++;
+        return runBenchmark(o);
+      },
+    });
+    expect(runs).toBe(1);
+    expect(notes.join('\n')).toMatch(/other settings \(minDurationMs 1000\): running it again/);
+  }, 30_000);
 });
 
 describe('runSweep: a list of points', () => {
