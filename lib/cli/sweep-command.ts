@@ -151,6 +151,15 @@ export async function sweepCommand(cliFlags: SweepFlags, argv: readonly string[]
     process.exit(ExitCode.Interrupted);
   };
   process.on('SIGINT', onSigint);
+  // SIGTERM (docker stop, a scheduler's limit): the test in progress ends with its logs, and the sweep with it.
+  let terminated = false;
+  const onSigterm = (): void => {
+    terminated = true;
+    stop.abort();
+    stderr.write('terminated: ending the point in progress, then writing sweep.json\n');
+    void import('../core/start-test.js').then((m) => m.abortTest('SIGTERM'));
+  };
+  process.on('SIGTERM', onSigterm);
   try {
     const flags = (
       cliFlags.config !== undefined ? mergeFlags(readConfigFile(cliFlags.config), cliFlags) : cliFlags
@@ -173,11 +182,12 @@ export async function sweepCommand(cliFlags: SweepFlags, argv: readonly string[]
     });
     if (plan.json) process.stdout.write(`${JSON.stringify(sweep, null, 2)}\n`);
     else if (!quiet) process.stdout.write(formatSweep(sweep, files));
-    return sweepExitCode(sweep);
+    return terminated ? ExitCode.Terminated : sweepExitCode(sweep);
   } catch (err) {
     return reportError('sweep', err, stderr);
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
 }
 
@@ -207,7 +217,7 @@ export function registerSweepCommand(
       `
 Each point runs into <output-dir>/points/qps-<rate>/ (or concurrency-<n>/) with its MLPerf logs and results.json; run the same command again to continue an interrupted sweep (points already done are read back).
 
-Exit codes: 0 capacity found (or the list ran), 1 no VALID point found or the confirmation run INVALID, 2 usage or input error, 3 endpoint failure, 4 internal error, 130 interrupted.
+Exit codes: 0 capacity found (or the list ran), 1 no VALID point found or the confirmation run INVALID, 2 usage or input error, 3 endpoint failure, 4 internal error, 130 interrupted, 143 terminated.
 
 Examples:
   loadgen sweep --scenario Server --output-dir sweep-out

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
-import { buildCli, runCli, tempDir, writeText, type CliRun } from './helpers.js';
+import { buildCli, runCli, spawnCli, tempDir, writeText, type CliRun } from './helpers.js';
 
 let cli: string;
 let cleanup: () => void;
@@ -166,6 +166,18 @@ describe('loadgen sweep: the capacity search', () => {
     expect(at.code, explain(at)).toBe(0);
   }, 240_000);
 });
+
+test('Ctrl-C ends the point in progress and the sweep: sweep.json says stopped, exit 130', async () => {
+  const out = join(dir, 'interrupted');
+  const s = spawnCli(cli, [...args(out), '--rates', '100,300'], dir);
+  await s.waitStderr(/sut: /);
+  s.child.kill('SIGINT');
+  const r = await s.done;
+  expect(r.code, explain(r)).toBe(130);
+  const j = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
+  expect(j.stopped).toBe(true);
+  expect(j.points.length).toBeLessThanOrEqual(1);
+}, 60_000);
 
 describe('usage errors exit 2', () => {
   test.each([
