@@ -41,9 +41,9 @@ describe('runSweep: the capacity search', () => {
     // Bracketed within the precision: VALID at value, INVALID at lowerInvalid.
     expect(c.lowerInvalid!).toBeGreaterThan(c.value!);
     expect(c.lowerInvalid!).toBeLessThanOrEqual(c.value! * 1.05 + 1e-9);
-    // Below the model's ceiling (above it the queue grows for the whole run), and not far below.
-    expect(c.value!).toBeLessThanOrEqual(CEILING * 1.05);
-    expect(c.value!).toBeGreaterThan(CEILING * 0.5);
+    // At the model's ceiling: within 400 ms of queue growth over a ~3.5 s probe above it, not far below it.
+    expect(c.value!).toBeLessThanOrEqual(CEILING * 1.15);
+    expect(c.value!).toBeGreaterThan(CEILING * 0.8);
     expect(runs).toBe(c.probes);
     expect(sweep.points).toHaveLength(runs);
     for (const p of sweep.points) {
@@ -55,7 +55,7 @@ describe('runSweep: the capacity search', () => {
       expect(p.ttftMs?.p99).toBeGreaterThan(0);
       expect(p.tokensPerSecond).toBeGreaterThan(0);
     }
-    expect(sweep.bounds).toEqual({ ttftMs: 150, tpotMs: 50, latencyMs: null });
+    expect(sweep.bounds).toEqual({ ttftMs: 400, tpotMs: 50, latencyMs: null });
     const onDisk = JSON.parse(readFileSync(join(outdir, 'sweep.json'), 'utf8')) as SweepJson;
     expect(onDisk.schema).toBe('@x/loadgen/sweep');
     expect(onDisk.capacity).toEqual(c);
