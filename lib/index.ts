@@ -97,6 +97,16 @@ export type {
 // ── Whole runs (`loadgen run` as a function) ────────────────────────────────
 export { runBenchmark } from './run/run-benchmark.js';
 export type { RunBenchmarkOptions, DatasetSpec, RunProgress, RunStage } from './run/run-benchmark.js';
+// ── Sweeps (`loadgen sweep` as a function): capacity search and load curves ─
+export { runSweep } from './run/sweep.js';
+export type {
+  RunSweepOptions,
+  SweepOutcome,
+  SweepJson,
+  SweepPoint,
+  SweepCapacity,
+  SweepDimension,
+} from './run/sweep.js';
 export type { RunRecord, TimelinePoint, RunEndpointInfo } from './results/run-record.js';
 // The types of the record's sections (tokens, goodput, cost, budget, server metrics, resume, multi-turn).
 export type { PricingInput, EndpointPrice } from './cost/pricing.js';

@@ -14,6 +14,7 @@ import { guardConsole } from '../core/redact.js';
 import { ExitCode } from './exit-codes.js';
 import { registerProbeCommand } from './probe-command.js';
 import { registerRunCommand } from './run-command.js';
+import { registerSweepCommand } from './sweep-command.js';
 
 export const NOT_IMPLEMENTED_EXIT_CODE = 2;
 
@@ -44,6 +45,7 @@ export function createProgram(): Command {
     // Parse errors throw (see main) so they exit 2 like every usage error.
     .exitOverride();
   registerRunCommand(program);
+  registerSweepCommand(program);
   registerProbeCommand(program);
   registerReportCommand(program);
   for (const [name, description] of PLACEHOLDERS) {

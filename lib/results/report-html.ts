@@ -15,7 +15,7 @@ import { accuracySection } from './accuracy-html.js';
 import { serverStateLines } from './server-state-html.js';
 import { harnessSection, measurementBanner } from './harness-html.js';
 
-const CSS = `
+export const REPORT_CSS = `
 :root{--ok:#15803d;--bad:#b91c1c;--warn:#b45309;--none:#475569;--fg:#0f172a;--mut:#64748b;--line:#e2e8f0}
 *{box-sizing:border-box}
 body{margin:0;padding:24px 32px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:#f8fafc}
@@ -316,7 +316,7 @@ export function buildReportHtml(record: RunRecord, results: ResultsJson = buildR
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(`LoadGen report: ${title}`)}</title>
-<style>${CSS}</style></head>
+<style>${REPORT_CSS}</style></head>
 <body>
 <h1>${esc(title)}</h1>
 <div class="meta">${esc(meta)}</div>

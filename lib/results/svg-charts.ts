@@ -203,3 +203,64 @@ export function percentileBars(
     .join('');
   return frame(title, yAxis(yt, y, unit) + bars, `${title} percentiles`);
 }
+
+export interface XyInput {
+  title: string;
+  series: LineSeries[];
+  xUnit: string;
+  yUnit: string;
+  /** Horizontal reference lines (e.g. a latency bound), in y units. */
+  limits?: Array<{ label: string; value: number }>;
+}
+
+/** Points joined in x order over linear axes from 0: a load curve (throughput vs latency) or a Pareto front; limits drawn as dashed lines. */
+export function xyChart(c: XyInput): string {
+  const ok = ([a, b]: [number, number]) => Number.isFinite(a) && Number.isFinite(b);
+  const pts = c.series.flatMap((s) => s.points).filter(ok);
+  if (pts.length === 0) return emptyChart(c.title, 'no points with these figures');
+  const limits = (c.limits ?? []).filter((l) => Number.isFinite(l.value) && l.value > 0);
+  const xt = niceTicks(0, Math.max(...pts.map((p) => p[0]), 0) || 1, 5);
+  const yt = niceTicks(0, Math.max(...pts.map((p) => p[1]), ...limits.map((l) => l.value), 0) || 1, 4);
+  const xtop = xt[xt.length - 1] || 1;
+  const ytop = yt[yt.length - 1] || 1;
+  const x = (v: number) => PAD.left + (v / xtop) * (W - PAD.left - PAD.right);
+  const y = (v: number) => H - PAD.bottom - (v / ytop) * (H - PAD.top - PAD.bottom);
+  const xl = xt
+    .map(
+      (t) =>
+        `<text x="${x(t).toFixed(1)}" y="${H - PAD.bottom + 15}" text-anchor="middle" class="tick">${esc(fmtNum(t))}</text>`,
+    )
+    .join('');
+  const lines = c.series
+    .map((s, i) => {
+      const p = s.points.filter(ok).sort((a, b) => a[0] - b[0]);
+      if (p.length === 0) return '';
+      const color = s.color ?? PALETTE[i % PALETTE.length];
+      const d = p.map(([a, b], k) => `${k === 0 ? 'M' : 'L'}${x(a).toFixed(1)} ${y(b).toFixed(1)}`).join(' ');
+      const dots = p
+        .map(
+          ([a, b]) =>
+            `<circle cx="${x(a).toFixed(1)}" cy="${y(b).toFixed(1)}" r="3.5" fill="${esc(color)}"><title>${esc(`${s.name}: ${fmtNum(a)} ${c.xUnit}, ${fmtNum(b)} ${c.yUnit}`)}</title></circle>`,
+        )
+        .join('');
+      return `<path d="${d}" fill="none" stroke="${esc(color)}" stroke-width="1.5"/>${dots}`;
+    })
+    .join('');
+  const marks = limits
+    .map((l) => {
+      const ly = y(l.value).toFixed(1);
+      return `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${ly}" y2="${ly}" class="marker"/><text x="${W - PAD.right}" y="${(Number(ly) - 3).toFixed(1)}" text-anchor="end" class="mlabel">${esc(l.label)}</text>`;
+    })
+    .join('');
+  const legend =
+    c.series.length > 1
+      ? c.series
+          .map(
+            (s, i) =>
+              `<rect x="${PAD.left + 8}" y="${PAD.top + 2 + i * 14}" width="10" height="3" fill="${esc(s.color ?? PALETTE[i % PALETTE.length])}"/><text x="${PAD.left + 22}" y="${PAD.top + 6 + i * 14}" class="tick">${esc(s.name)}</text>`,
+          )
+          .join('')
+      : '';
+  const axisX = `<text x="${(PAD.left + W - PAD.right) / 2}" y="${H - 6}" text-anchor="middle" class="axis">${esc(c.xUnit)}</text>`;
+  return frame(c.title, yAxis(yt, y, c.yUnit) + lines + marks + xl + axisX + legend, c.title);
+}
