@@ -38,6 +38,10 @@ export interface SweepPoint {
   withinBounds: boolean;
   /** Why INVALID (LoadGen's reasons, then the run's). */
   reasons: string[];
+  /** The verdict on the point's measurement itself (results.json harness.verdict; docs/measurement.md); null without the adapter. */
+  measurement: 'trustworthy' | 'harness-limited' | null;
+  /** Why harness-limited; empty when trustworthy. */
+  measurementReasons: string[];
   /** The scenario's rate (completed samples/s for Server). */
   qps: number | null;
   /** Output tokens/s over the run. */
@@ -157,6 +161,8 @@ export function pointFromResults(
     runStatus: j.verdict.run.status,
     withinBounds: j.verdict.overall === 'VALID',
     reasons,
+    measurement: j.harness?.verdict ?? null,
+    measurementReasons: j.harness ? [...j.harness.reasons] : [],
     qps: j.throughput.qps,
     tokensPerSecond: tps,
     tokensPerSecondPerGpu: tps !== null && at.gpus ? tps / at.gpus : null,

@@ -54,6 +54,11 @@ describe('runSweep: the capacity search', () => {
       expect(p.samples).toBeGreaterThanOrEqual(662);
       expect(p.ttftMs?.p99).toBeGreaterThan(0);
       expect(p.tokensPerSecond).toBeGreaterThan(0);
+      // Each point carries the verdict on its own measurement, as its results.json has it.
+      const harness = JSON.parse(readFileSync(join(outdir, p.dir, 'results.json'), 'utf8')).harness;
+      expect(['trustworthy', 'harness-limited']).toContain(p.measurement);
+      expect(p.measurement).toBe(harness.verdict);
+      expect(p.measurementReasons).toEqual(harness.reasons);
     }
     expect(sweep.bounds).toEqual({ ttftMs: 400, tpotMs: 50, latencyMs: null });
     const onDisk = JSON.parse(readFileSync(join(outdir, 'sweep.json'), 'utf8')) as SweepJson;
