@@ -15,14 +15,13 @@ import { buildReportHtml } from '../../lib/results/report-html.js';
 import { buildResultsJson } from '../../lib/results/results-json.js';
 import type { HarnessUsage, RunRecord } from '../../lib/results/run-record.js';
 import type { Percentiles, SampleTiming } from '../../lib/sut/types.js';
+import { flatStats, syntheticRecord } from './records.js';
 
 const MS = 1e6;
 
 function loop(p99: number, max = p99): Percentiles {
   return { count: 1000, mean: p99 / 2, min: 0, max, p50: p99 / 4, p90: p99 / 2, p95: p99 / 2, p99, p999: max };
 }
-
-const ZERO: Percentiles = { count: 0, mean: 0, min: 0, max: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
 
 interface Shape {
   n?: number;
@@ -67,39 +66,18 @@ function timings(n: number, lag: (i: number) => [number, number, number]): Sampl
 
 function record(o: Shape = {}): RunRecord {
   const n = o.n ?? 300;
-  const ttft = (o.ttftP99Ms ?? 40) * MS;
-  const stats = (v: number) => ({ min: v, max: v, mean: v, p50: v, p90: v, p95: v, p97: v, p99: v, p999: v });
-  return {
-    tool: { name: '@x/loadgen', version: '0', engineVersion: '0' },
-    startedAt: '2025-01-01T00:00:00.000Z',
-    endedAt: '2025-01-01T00:00:10.000Z',
-    command: null,
-    benchmark: null,
+  const workerLoops = o.workerLoopP99 ?? [1];
+  return syntheticRecord({
+    n,
     settings: { useTokenLatencies: true, ttftLatencyNs: 1000 * MS, serverTargetLatencyNs: 2000 * MS, ...o.settings },
-    dataset: { name: 'd', path: null, size: n, preset: null },
-    endpoints: [],
     simulated: false,
     result: {
       scenario: o.scenario ?? 'Server',
-      mode: 'PerformanceOnly',
-      sutName: 's',
       valid: o.valid ?? true,
-      criteria: { perfConstraintsMet: true, minDurationMet: true, minQueriesMet: true, earlyStoppingMet: true },
-      invalidReasons: [],
       metric: null,
-      completedSamplesPerSecond: 1,
-      scheduledSamplesPerSecond: 1,
-      samplesPerSecond: null,
-      qpsWithLoadgenOverhead: null,
-      qpsWithoutLoadgenOverhead: null,
-      tokensPerSecond: 10,
-      tokenThroughput: null,
-      latency: stats(120 * MS),
-      queryLatency: null,
-      ttft: stats(ttft),
-      tpot: stats(3 * MS),
-      earlyStopping: null,
-      counts: { queries: n, samples: n, tokens: 8 * n, overlatencyQueries: 0 },
+      latency: flatStats(120 * MS),
+      ttft: flatStats((o.ttftP99Ms ?? 40) * MS),
+      tpot: flatStats(3 * MS),
       effective: {
         samplesPerQuery: 1,
         minQueryCount: 1,
@@ -107,53 +85,22 @@ function record(o: Shape = {}): RunRecord {
         performanceSampleCount: n,
         accuracySampleCount: n,
       },
-      peakTargetQps: null,
-      errors: {
-        count: 0,
-        warnings: 0,
-        messages: [],
-        unknownIds: 0,
-        duplicateCompletions: 0,
-        duplicateFirstTokens: 0,
-        lateFirstTokens: 0,
-        tokenCountErrors: 0,
-        missingFirstTokens: 0,
-      },
-      accuracyLogEntries: 0,
-      aborted: false,
-      abortReason: null,
-      logs: { summary: '', detail: '', accuracy: '', trace: null },
-      summaryText: '',
-      cpuIdleLatencyUs: null,
     },
     sut: {
-      backend: 'vllm',
-      api: 'completions',
-      capabilities: { tokenSource: 'token_ids' },
-      workers: (o.workerLoopP99 ?? [1]).length,
-      busyPollIdleMs: null,
-      samples: { issued: n, completed: n, failed: 0, retried: 0 },
-      peakInFlight: 1,
-      errorKinds: {},
-      endpoints: [],
-      chunks: { total: 0, multiToken: 0, multiTokenFraction: 0, tokensPerChunk: 0 },
-      interChunkGapMs: ZERO,
-      issueDelayMs: ZERO,
-      headersMs: ZERO,
-      warnings: [],
-      eventLoopDelayMs: (o.workerLoopP99 ?? [1]).map((p) => loop(p)),
+      workers: workerLoops.length,
+      eventLoopDelayMs: workerLoops.map((p) => loop(p)),
       timings: timings(n, o.lag ?? (() => [0.05, 0.2, 0.1])),
     },
-    timeline: [],
-    outdir: '/out',
-    harnessUsage: {
-      wallSeconds: 10,
-      cpuSeconds: 2,
-      cores: 2,
-      mainEventLoopDelayMs: loop(o.mainLoopP99 ?? 1),
-      ...o.cpu,
-    },
-  } as RunRecord;
+    extra: {
+      harnessUsage: {
+        wallSeconds: 10,
+        cpuSeconds: 2,
+        cores: 2,
+        mainEventLoopDelayMs: loop(o.mainLoopP99 ?? 1),
+        ...o.cpu,
+      },
+    } as Partial<RunRecord>,
+  });
 }
 
 describe('measurement verdict', () => {

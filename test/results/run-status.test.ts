@@ -10,6 +10,7 @@ import { buildResultSummary } from '../../lib/results/result-summary.js';
 import type { RunRecord } from '../../lib/results/run-record.js';
 import { latencyFigures, runStatusOf } from '../../lib/results/run-status.js';
 import type { SampleTiming } from '../../lib/sut/types.js';
+import { syntheticRecord } from './records.js';
 
 const stats = (v: number): LatencyStats => ({
   min: v,
@@ -59,36 +60,13 @@ function record(
   } = {},
 ): RunRecord {
   const issued = o.issued ?? 10;
-  return {
-    tool: { name: '@x/loadgen', version: '0', engineVersion: '0' },
-    startedAt: '2025-01-01T00:00:00.000Z',
-    endedAt: '2025-01-01T00:00:10.000Z',
-    command: null,
-    benchmark: null,
-    settings: {},
-    dataset: { name: 'd', path: null, size: 10, preset: null },
-    endpoints: [],
-    simulated: true,
+  const r = syntheticRecord({
+    n: issued,
     result: {
-      scenario: 'Server',
-      mode: 'PerformanceOnly',
-      sutName: 's',
       valid: o.valid === undefined ? true : o.valid,
-      criteria: { perfConstraintsMet: true, minDurationMet: true, minQueriesMet: true, earlyStoppingMet: true },
-      invalidReasons: [],
-      metric: { name: 'completed samples per second', value: 1, unit: 'samples/s' },
-      completedSamplesPerSecond: 1,
-      scheduledSamplesPerSecond: 1,
-      samplesPerSecond: null,
-      qpsWithLoadgenOverhead: null,
-      qpsWithoutLoadgenOverhead: null,
-      tokensPerSecond: 10,
-      tokenThroughput: null,
       latency: o.latency === undefined ? stats(100e6) : o.latency,
-      queryLatency: null,
       ttft: o.ttft === undefined ? stats(10e6) : o.ttft,
       tpot: o.tpot === undefined ? stats(3e6) : o.tpot,
-      earlyStopping: null,
       counts: { queries: issued, samples: issued, tokens: 100, overlatencyQueries: 0 },
       effective: {
         samplesPerQuery: 1,
@@ -97,45 +75,16 @@ function record(
         performanceSampleCount: 10,
         accuracySampleCount: 10,
       },
-      peakTargetQps: null,
-      errors: {
-        count: o.errors ?? 0,
-        warnings: 0,
-        messages: [],
-        unknownIds: 0,
-        duplicateCompletions: 0,
-        duplicateFirstTokens: 0,
-        lateFirstTokens: 0,
-        tokenCountErrors: 0,
-        missingFirstTokens: 0,
-      },
-      accuracyLogEntries: 0,
-      aborted: false,
-      abortReason: null,
-      logs: { summary: '', detail: '', accuracy: '', trace: null },
-      summaryText: '',
-      cpuIdleLatencyUs: null,
     },
     sut: {
-      backend: 'vllm',
-      api: 'completions',
-      capabilities: { tokenSource: 'token_ids' },
-      workers: 1,
-      busyPollIdleMs: null,
       samples: { issued, completed: issued, failed: o.failed ?? 0, retried: 0 },
-      peakInFlight: 1,
       errorKinds: o.failed ? { 'connection-reset': o.failed } : {},
-      endpoints: [],
-      chunks: { total: 0, multiToken: 0, multiTokenFraction: 0, tokensPerChunk: 0 },
-      interChunkGapMs: { count: 0, mean: 0, min: 0, max: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 },
-      issueDelayMs: { count: 0, mean: 0, min: 0, max: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 },
-      headersMs: { count: 0, mean: 0, min: 0, max: 0, p50: 0, p90: 0, p95: 0, p99: 0, p999: 0 },
-      warnings: [],
       ...(o.timings ? { timings: o.timings } : {}),
     },
-    timeline: [],
-    outdir: '/out',
-  } as RunRecord;
+  });
+  r.dataset.size = 10;
+  r.result.errors.count = o.errors ?? 0;
+  return r;
 }
 
 describe('run status', () => {
