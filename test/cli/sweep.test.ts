@@ -2,14 +2,13 @@
 // of rates writes every point (its own run directory with the MLPerf logs),
 // sweep.json and sweep.html (checked in headless Chromium when installed);
 // started again it runs nothing; bad sweep flags exit 2.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { buildCli, runCli, spawnCli, tempDir, writeText, type CliRun } from './helpers.js';
+import { dumpDom, findChromium } from '../chromium.js';
 
 let cli: string;
 let cleanup: () => void;
@@ -20,14 +19,6 @@ beforeAll(async () => {
   dir = tempDir('lg-sweep-cli-');
 });
 afterAll(() => cleanup?.());
-
-function findChromium(): string | null {
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
-  }
-  return null;
-}
 
 function explain(r: CliRun): string {
   return `exit ${r.code} ${r.signal ?? ''}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
@@ -107,18 +98,7 @@ describe('loadgen sweep --rates', () => {
     () => {
       const page = join(out(), 'sweep.html');
       const html = readFileSync(page, 'utf8');
-      const dom = spawnSync(
-        CHROMIUM!,
-        [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--host-resolver-rules=MAP * ~NOTFOUND',
-          '--dump-dom',
-          pathToFileURL(page).href,
-        ],
-        { encoding: 'utf8', timeout: 60_000 },
-      );
+      const dom = dumpDom(CHROMIUM!, page);
       expect(dom.status, dom.stderr).toBe(0);
       const svgs = (html.match(/<svg /g) ?? []).length;
       expect(svgs).toBeGreaterThanOrEqual(5);

@@ -5,21 +5,13 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 import { describe, expect, test } from 'vitest';
 
 import { writeRunOutputs } from '../../lib/results/write-outputs.js';
 import { REPO_ROOT } from '../helpers.js';
 import { customRecord, llmRecord } from './helpers.js';
-
-function findChromium(): string | null {
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
-    const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
-    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
-  }
-  return null;
-}
+import { dumpDom, findChromium } from '../chromium.js';
 
 const CHROMIUM = findChromium();
 
@@ -39,21 +31,7 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
     await writeRunOutputs(rec);
     const page = join(rec.outdir, 'report.html');
     const html = readFileSync(page, 'utf8');
-    const dom = spawnSync(
-      CHROMIUM!,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--host-resolver-rules=MAP * ~NOTFOUND',
-        '--dump-dom',
-        pathToFileURL(page).href,
-      ],
-      {
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
-    );
+    const dom = dumpDom(CHROMIUM!, page);
     expect(dom.status, dom.stderr).toBe(0);
     const status = rec.result.valid ? 'VALID' : 'INVALID';
     expect(dom.stdout).toMatch(new RegExp(`<section class="verdict ${status}"`));
