@@ -48,8 +48,9 @@ export {
 } from './run-options.js';
 export { estimateRemainingMs, fillTimeline } from './run-progress.js';
 
+// Messages reach it through runBenchmark's log, which has redacted them.
 function stderrLog(message: string): void {
-  process.stderr.write(`${redactText(message)}\n`);
+  process.stderr.write(`${message}\n`);
 }
 
 function isDataset(d: unknown): d is Dataset {
