@@ -30,6 +30,8 @@ const AREAS = [
   'fleet',
   'results',
   'report',
+  'compliance',
+  'submission',
 ];
 const ALLOWED: Record<string, string[]> = {
   core: [],
