@@ -74,6 +74,20 @@ export interface TestSettings {
   tpotLatencyNs: number;
   inferTokenLatencies: boolean;
   tokenLatencyScalingFactor: number;
+  /**
+   * Not MLPerf (Server only): a closed loop with this many queries in flight, each completion issuing the next
+   * (`vllm bench serve --max-concurrency`'s meaning); 0 = off. serverTargetQps then only sizes how many queries
+   * are generated (set it at or above the rate the loop will reach).
+   */
+  closedLoopConcurrency: number;
+  /** Not MLPerf unless 1 (Server only): the shape of gamma inter-arrival gaps, as vLLM's --burstiness; < 1 is burstier. */
+  serverBurstiness: number;
+  /** Not MLPerf (Server only): the ramp-up's first rate; 0 = no ramp. The rate grows to serverTargetQps. */
+  rampStartQps: number;
+  /** The ramp-up's length in ms (with rampStartQps). */
+  rampDurationMs: number;
+  /** The ramp-up grows exponentially rather than linearly. */
+  rampExponential: boolean;
 }
 
 export interface LogSettings {
@@ -136,7 +150,35 @@ const FIELDS: Record<keyof TestSettings, [string, Kind, unknown]> = {
   tpotLatencyNs: ['server_tpot_latency', 'uint', 100000000],
   inferTokenLatencies: ['infer_token_latencies', 'bool', false],
   tokenLatencyScalingFactor: ['token_latency_scaling_factor', 'uint', 0],
+  // Our issue policies beyond MLPerf's (the engine logs them only when used).
+  closedLoopConcurrency: ['closed_loop_concurrency', 'uint', 0],
+  serverBurstiness: ['server_burstiness', 'double', 1],
+  rampStartQps: ['ramp_start_qps', 'double', 0],
+  rampDurationMs: ['ramp_duration_ms', 'uint', 0],
+  rampExponential: ['ramp_exponential', 'bool', false],
 };
+
+/** The settings that are ours, not the official TestSettings' (issue policies beyond MLPerf's). */
+export const EXTENSION_SETTINGS: readonly (keyof TestSettings)[] = [
+  'closedLoopConcurrency',
+  'serverBurstiness',
+  'rampStartQps',
+  'rampDurationMs',
+  'rampExponential',
+];
+
+/** A name for the non-MLPerf issue policy these settings ask for, or null for MLPerf's own. */
+export function nonMlperfIssuePolicy(s: Partial<TestSettings>): string | null {
+  if ((s.scenario ?? 'SingleStream') !== 'Server') return null;
+  const parts: string[] = [];
+  if ((s.closedLoopConcurrency ?? 0) > 0) return `closed loop, concurrency ${s.closedLoopConcurrency}`;
+  if ((s.serverBurstiness ?? 1) !== 1) parts.push(`gamma arrivals, burstiness ${s.serverBurstiness}`);
+  if ((s.rampStartQps ?? 0) > 0)
+    parts.push(
+      `${s.rampExponential ? 'exponential' : 'linear'} ramp from ${s.rampStartQps} QPS over ${s.rampDurationMs ?? 0} ms`,
+    );
+  return parts.length ? parts.join(', ') : null;
+}
 
 const SCENARIOS = Object.values(TestScenario) as string[];
 const MODES = Object.values(TestMode) as string[];
@@ -312,6 +354,15 @@ function checkScenarioFields(scenario: TestScenario, s: Record<string, unknown>)
           'serverTargetQps must not be 0 in the Server scenario (no query after the first would ever be scheduled)',
         );
       percentile('serverTargetLatencyPercentile');
+      if (s.serverBurstiness === 0)
+        throw new SettingsError('serverBurstiness', 'serverBurstiness must be > 0 (the shape of gamma inter-arrival gaps)');
+      if ((s.rampStartQps as number) > 0 && (s.rampDurationMs as number) === 0)
+        throw new SettingsError('rampDurationMs', 'rampDurationMs must be > 0 when rampStartQps is set');
+      if ((s.closedLoopConcurrency as number) > 0 && ((s.serverBurstiness as number) !== 1 || (s.rampStartQps as number) > 0))
+        throw new SettingsError(
+          'closedLoopConcurrency',
+          'closedLoopConcurrency cannot be combined with serverBurstiness or a ramp (a closed loop has no arrival schedule)',
+        );
       break;
     case 'Offline':
       // offlineExpectedQps 0 sizes the query by min_query_count alone.

@@ -75,6 +75,8 @@ const DoubleField kDoubleFields[] = {
     {"server_find_peak_qps_boundary_step_size", &lg::TestSettings::server_find_peak_qps_boundary_step_size},
     {"offline_expected_qps", &lg::TestSettings::offline_expected_qps},
     {"accuracy_log_probability", &lg::TestSettings::accuracy_log_probability},
+    {"server_burstiness", &lg::TestSettings::server_burstiness},
+    {"ramp_start_qps", &lg::TestSettings::ramp_start_qps},
 };
 const U64Field kU64Fields[] = {
     {"multi_stream_samples_per_query", &lg::TestSettings::multi_stream_samples_per_query},
@@ -99,6 +101,8 @@ const U64Field kU64Fields[] = {
     {"server_ttft_latency", &lg::TestSettings::server_ttft_latency},
     {"server_tpot_latency", &lg::TestSettings::server_tpot_latency},
     {"token_latency_scaling_factor", &lg::TestSettings::token_latency_scaling_factor},
+    {"closed_loop_concurrency", &lg::TestSettings::closed_loop_concurrency},
+    {"ramp_duration_ms", &lg::TestSettings::ramp_duration_ms},
 };
 const BoolField kBoolFields[] = {
     {"server_coalesce_queries", &lg::TestSettings::server_coalesce_queries},
@@ -109,6 +113,7 @@ const BoolField kBoolFields[] = {
     {"performance_issue_same", &lg::TestSettings::performance_issue_same},
     {"use_token_latencies", &lg::TestSettings::use_token_latencies},
     {"infer_token_latencies", &lg::TestSettings::infer_token_latencies},
+    {"ramp_exponential", &lg::TestSettings::ramp_exponential},
 };
 
 }  // namespace

@@ -194,6 +194,16 @@ void LogRequestedSettings(const TestSettings& s, DetailLog* log) {
       LG_LOG(d, "requested_server_find_peak_qps_boundary_step_size", s.server_find_peak_qps_boundary_step_size);
       LG_LOG(d, "requested_server_max_async_queries", s.server_max_async_queries);
       LG_LOG(d, "requested_server_num_issue_query_threads", s.server_num_issue_query_threads);
+      // Our extensions, logged only when used so an official run's log keeps the official keys alone.
+      if (s.NonMlperfIssuePolicy()) {
+        LG_LOG_WARNING(d, "warning_generic_message", "Issue policy: " + DescribeIssuePolicy(s));
+        LG_LOG(d, "requested_issue_policy", DescribeIssuePolicy(s));
+        LG_LOG(d, "requested_closed_loop_concurrency", s.closed_loop_concurrency);
+        LG_LOG(d, "requested_server_burstiness", s.server_burstiness);
+        LG_LOG(d, "requested_ramp_start_qps", s.ramp_start_qps);
+        LG_LOG(d, "requested_ramp_duration_ms", s.ramp_duration_ms);
+        LG_LOG(d, "requested_ramp_exponential", s.ramp_exponential);
+      }
       break;
     case Scenario::Offline: LG_LOG(d, "requested_offline_expected_qps", s.offline_expected_qps); break;
   }

@@ -216,6 +216,67 @@ void IssueRun::IssueServer(size_t thread_idx, size_t stride) {
   expected_latencies_ += expected;
 }
 
+// Closed loop (not an MLPerf scenario): `closed_loop_concurrency` queries in
+// flight, the next issued as soon as one completes, on this thread, so the
+// SUT sees issues from the same thread as in Server. A query's scheduled time
+// is its issue time: latency is what the client that sent it waits.
+void IssueRun::IssueClosedLoop() {
+  TightenTimerSlack();
+  NameIssueThread();
+  const uint64_t width = s_.requested.closed_loop_concurrency;
+  const uint64_t count = gen_.query_count();
+  bool ran_out = true;
+  uint64_t issued = 0;
+  uint64_t expected = 0;
+  for (uint64_t qi = 0; qi < count; qi++) {
+    {
+      std::unique_lock<std::mutex> lock(issue_mu_);
+      issue_cv_.wait(lock, [&] {
+        return aborted_.load(std::memory_order_relaxed) ||
+               issued - queries_completed_.load(std::memory_order_acquire) < width;
+      });
+    }
+    if (aborted_.load(std::memory_order_relaxed)) {
+      ran_out = false;
+      break;
+    }
+    Query& q = queries_[qi];
+    const int64_t now = NowNs();
+    q.scheduled_delta = now - start_ns_;
+    MarkIssued(q, now, now);
+    expected += q.count;
+    CallSut(qi, qi, 1);
+    issued++;
+    if (cfg_.accuracy) continue;
+
+    const int64_t duration = now - start_ns_;
+    if (issued >= s_.min_query_count && duration >= s_.target_duration_ms * 1000000) {
+      LG_LOG(*cfg_.detail, "generic_message", "Ending naturally: Minimum query count and test duration met.");
+      ran_out = false;
+      break;
+    }
+    if (s_.max_query_count != 0 && issued >= s_.max_query_count) {
+      std::ostringstream ss;
+      ss << "IssueQueryThread 0 Ending early: Max query count reached. query_count " << issued;
+      RecordError(ss.str().c_str());
+      ran_out = false;
+      break;
+    }
+    if (s_.max_duration_ms != 0 && duration > s_.max_duration_ms * 1000000) {
+      std::ostringstream ss;
+      ss << "IssueQueryThread 0 Ending early: Max test duration reached. duration_ns " << duration;
+      RecordError(ss.str().c_str());
+      ran_out = false;
+      break;
+    }
+  }
+  if (cfg_.accuracy) ran_out = false;
+  std::lock_guard<std::mutex> lock(issue_mu_);
+  ran_out_ = ran_out_ || ran_out;
+  queries_issued_ += issued;
+  expected_latencies_ += expected;
+}
+
 void IssueRun::KickSequential() {
   if (kicks_.fetch_add(1, std::memory_order_acq_rel) == 0) RunSequential();
 }
@@ -304,7 +365,14 @@ void IssueRun::FinishIssuing(bool ran_out) {
 
 void IssueRun::OnQueryDone(Query& q) {
   (void)q;
-  if (s_.scenario == Scenario::Server) queries_completed_.fetch_add(1, std::memory_order_relaxed);
+  if (s_.scenario == Scenario::Server) {
+    queries_completed_.fetch_add(1, std::memory_order_acq_rel);
+    if (s_.requested.closed_loop_concurrency > 0) {
+      // Taking the lock orders this wake-up after the issuer's check of the count.
+      { std::lock_guard<std::mutex> lock(issue_mu_); }
+      issue_cv_.notify_one();
+    }
+  }
   if (s_.scenario == Scenario::SingleStream || s_.scenario == Scenario::MultiStream) KickSequential();
 }
 
@@ -450,7 +518,9 @@ void IssueRun::Abort() {
 PerformanceResult IssueRun::Run() {
   start_ns_ = NowNs();
   const Scenario sc = s_.scenario;
-  if (sc == Scenario::Server && s_.requested.server_num_issue_query_threads > 0) {
+  if (sc == Scenario::Server && s_.requested.closed_loop_concurrency > 0) {
+    IssueClosedLoop();
+  } else if (sc == Scenario::Server && s_.requested.server_num_issue_query_threads > 0) {
     const size_t n = s_.requested.server_num_issue_query_threads;
     std::vector<std::thread> threads;
     for (size_t t = 0; t < n; t++) threads.emplace_back([this, t, n] { IssueServer(t, n); });

@@ -114,6 +114,7 @@ class IssueRun {
   };
 
   void IssueServer(size_t thread_idx, size_t stride);
+  void IssueClosedLoop();
   void IssueOffline();
   void KickSequential();
   void RunSequential();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <random>
 #include <stdexcept>
 
 #include "rng.h"
@@ -94,7 +95,10 @@ GeneratedQueries GenerateQueries(const EffectiveSettings& s, const LoadableSet& 
   const bool multi_stream = s.scenario == Scenario::MultiStream;
 
   // Generate twice the duration outside Server, in case the SUT is faster than expected.
-  int64_t gen_duration_ns = (server ? 1 : 2) * s.target_duration_ms * 1000000;
+  // A closed loop issues as fast as completions allow: target_qps is only its
+  // expected rate, so it gets the same margin.
+  const bool paced = server && s.requested.closed_loop_concurrency == 0;
+  int64_t gen_duration_ns = (paced ? 1 : 2) * s.target_duration_ms * 1000000;
   uint64_t min_queries = s.min_query_count;
   uint64_t spq = s.samples_per_query;
   if (accuracy && offline) spq = loaded_set.sample_distribution_end;
@@ -131,7 +135,28 @@ GeneratedQueries GenerateQueries(const EffectiveSettings& s, const LoadableSet& 
 
   const double period_s = 1.0 / s.target_qps;
   const int64_t fixed_period_ns = SecondsToNs(period_s);
+  // Our non-MLPerf arrival patterns draw from their own generator, so the
+  // official schedule (and its RNG stream) is untouched when they are off.
+  const TestSettings& req = s.requested;
+  const bool patterned = server && req.closed_loop_concurrency == 0 && req.NonMlperfIssuePolicy();
+  std::mt19937_64 pattern_rng(s.schedule_rng_seed);
+  auto rate_at = [&](int64_t t_ns) -> double {
+    if (req.ramp_start_qps <= 0 || req.ramp_duration_ms == 0) return s.target_qps;
+    const double f = static_cast<double>(t_ns) / (static_cast<double>(req.ramp_duration_ms) * 1e6);
+    if (f >= 1.0) return s.target_qps;
+    if (req.ramp_exponential) return req.ramp_start_qps * std::pow(s.target_qps / req.ramp_start_qps, f);
+    return req.ramp_start_qps + (s.target_qps - req.ramp_start_qps) * f;
+  };
+  auto patterned_gap = [&](int64_t t_ns) -> int64_t {
+    const double rate = rate_at(t_ns);
+    // Gamma with shape k and mean 1/rate: k = 1 is exponential, smaller k clusters arrivals.
+    const double k = req.server_burstiness;
+    std::gamma_distribution<double> gap(k, 1.0 / (rate * k));
+    return SecondsToNs(gap(pattern_rng));
+  };
+  int64_t timestamp = 0;
   auto next_gap = [&]() -> int64_t {
+    if (patterned) return patterned_gap(timestamp);
     if (server) return SecondsToNs(ExponentialDouble(schedule_rng, s.target_qps));
     return fixed_period_ns;
   };
@@ -149,7 +174,6 @@ GeneratedQueries GenerateQueries(const EffectiveSettings& s, const LoadableSet& 
   }
 
   const uint64_t same = s.performance_issue_same_index;
-  int64_t timestamp = 0;
   int64_t prev_timestamp = 0;
   while (prev_timestamp < gen_duration_ns || out.query_count() < min_queries) {
     if (multi_stream) {

@@ -427,6 +427,7 @@ void AppendSummaryText(const Summary& s, const EffectiveSettings& st, std::strin
   line("SUT name : " + s.sut_name);
   line(std::string("Scenario : ") + ToString(st.scenario));
   line(std::string("Mode     : ") + ToString(st.mode));
+  if (st.requested.NonMlperfIssuePolicy()) line("Issue policy : " + DescribeIssuePolicy(st.requested));
 
   switch (st.scenario) {
     case Scenario::SingleStream:

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstddef>
+#include <sstream>
 
 namespace lg {
 
@@ -65,6 +66,23 @@ bool ParseMode(const std::string& name, Mode* out) {
   if (i < 0) return false;
   if (out) *out = static_cast<Mode>(i);
   return true;
+}
+
+std::string DescribeIssuePolicy(const TestSettings& s) {
+  if (!s.NonMlperfIssuePolicy()) return "";
+  std::ostringstream ss;
+  if (s.closed_loop_concurrency > 0) {
+    ss << "closed loop, concurrency " << s.closed_loop_concurrency;
+  } else {
+    ss << (s.server_burstiness != 1.0 ? "gamma arrivals" : "Poisson arrivals");
+    if (s.server_burstiness != 1.0) ss << ", burstiness " << s.server_burstiness;
+    if (s.ramp_start_qps > 0) {
+      ss << ", " << (s.ramp_exponential ? "exponential" : "linear") << " ramp from " << s.ramp_start_qps << " to "
+         << s.server_target_qps << " QPS over " << s.ramp_duration_ms << " ms";
+    }
+  }
+  ss << " (not an MLPerf scenario)";
+  return ss.str();
 }
 
 }  // namespace lg

@@ -70,7 +70,29 @@ struct TestSettings {
   bool infer_token_latencies = false;
   // The official struct leaves this uninitialised; we default it to 0.
   uint64_t token_latency_scaling_factor = 0;
+
+  // Issue policies beyond MLPerf's (Server only). At their defaults the
+  // official Server schedule runs untouched; any other value makes the run
+  // one that no MLPerf rule describes, and every log says so.
+  // Closed loop: this many queries in flight, each completion issuing the next.
+  uint64_t closed_loop_concurrency = 0;
+  // Gamma inter-arrival shape (1 = Poisson, the official schedule; < 1 burstier).
+  double server_burstiness = 1.0;
+  // Ramp-up: the rate grows from ramp_start_qps to server_target_qps over
+  // ramp_duration_ms (linear, or exponential when ramp_exponential), then holds.
+  double ramp_start_qps = 0;
+  uint64_t ramp_duration_ms = 0;
+  bool ramp_exponential = false;
+
+  // True when an issue policy other than MLPerf's own is asked for.
+  bool NonMlperfIssuePolicy() const {
+    return scenario == Scenario::Server &&
+           (closed_loop_concurrency > 0 || server_burstiness != 1.0 || ramp_start_qps > 0);
+  }
 };
+
+// One line naming a non-MLPerf issue policy ("closed loop, concurrency 16"), empty for the official one.
+std::string DescribeIssuePolicy(const TestSettings& s);
 
 enum class LoggingMode { AsyncPoll = 0, EndOfTestOnly = 1, Synchronous = 2 };
 
