@@ -355,10 +355,16 @@ function checkScenarioFields(scenario: TestScenario, s: Record<string, unknown>)
         );
       percentile('serverTargetLatencyPercentile');
       if (s.serverBurstiness === 0)
-        throw new SettingsError('serverBurstiness', 'serverBurstiness must be > 0 (the shape of gamma inter-arrival gaps)');
+        throw new SettingsError(
+          'serverBurstiness',
+          'serverBurstiness must be > 0 (the shape of gamma inter-arrival gaps)',
+        );
       if ((s.rampStartQps as number) > 0 && (s.rampDurationMs as number) === 0)
         throw new SettingsError('rampDurationMs', 'rampDurationMs must be > 0 when rampStartQps is set');
-      if ((s.closedLoopConcurrency as number) > 0 && ((s.serverBurstiness as number) !== 1 || (s.rampStartQps as number) > 0))
+      if (
+        (s.closedLoopConcurrency as number) > 0 &&
+        ((s.serverBurstiness as number) !== 1 || (s.rampStartQps as number) > 0)
+      )
         throw new SettingsError(
           'closedLoopConcurrency',
           'closedLoopConcurrency cannot be combined with serverBurstiness or a ramp (a closed loop has no arrival schedule)',
