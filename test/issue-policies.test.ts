@@ -47,7 +47,7 @@ function scheduledMs(tracePath: string): number[] {
   const begins = readTrace(tracePath)
     .traceEvents.filter((e) => e.name === 'Sample' && e.ph === 'b' && e.args)
     .sort((a, b) => a.args!.sample_seq - b.args!.sample_seq)
-    .map((e) => e.ts / 1000);
+    .map((e) => (e.ts ?? 0) / 1000);
   return begins.map((t) => t - begins[0]);
 }
 

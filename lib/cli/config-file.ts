@@ -93,6 +93,16 @@ export interface RunFlags {
   timeoutTotal?: number | string;
   /** Retries per sample before its first token (a string from the command line). */
   retries?: number | string;
+  /** Not MLPerf (Server): a closed loop of this many requests in flight. */
+  closedLoop?: number;
+  /** Not MLPerf unless 1 (Server): gamma inter-arrival shape. */
+  burstiness?: number;
+  /** Not MLPerf (Server): the ramp-up's first rate, QPS. */
+  rampFrom?: number;
+  /** The ramp-up's length: ms, or a duration string. */
+  rampDuration?: number | string;
+  /** linear (default) or exponential. */
+  rampShape?: string;
 }
 
 type KeyKind =
@@ -169,6 +179,11 @@ const KEYS: Record<string, KeyKind> = {
   timeoutIdle: 'duration',
   timeoutTotal: 'duration',
   retries: 'integer',
+  closedLoop: 'integer',
+  burstiness: 'number',
+  rampFrom: 'number',
+  rampDuration: 'duration',
+  rampShape: 'string',
 };
 
 // Friendlier spellings that mean the same key.

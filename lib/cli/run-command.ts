@@ -13,7 +13,7 @@ import { measurementLine, measurementOf } from '../results/measurement.js';
 import { latencyFigures, runStatusOf } from '../results/run-status.js';
 // Types only: the pipeline (and with it the native addon) is loaded when a run starts.
 import type { DatasetSpec, RunBenchmarkOptions, RunStage } from '../run/run-benchmark.js';
-import type { TestMode, TestScenario } from '../core/settings.js';
+import { nonMlperfIssuePolicy, type TestMode, type TestScenario, type TestSettings } from '../core/settings.js';
 import type { SimulatorOptions } from '../sim/types.js';
 import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
 import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
@@ -26,6 +26,7 @@ import { createProgressPrinter } from './progress.js';
 import { parseSetOptions, parseSettingsMap } from './set-option.js';
 import { applyExtrasFlags } from './run-extras-flags.js';
 import { applyRequestFlags } from './request-flags.js';
+import { applyIssuePolicyFlags } from './issue-policy-flags.js';
 import { addRunFlags, DEFAULT_OUTPUT_DIR } from './run-flags.js';
 
 export { DEFAULT_OUTPUT_DIR };
@@ -170,6 +171,7 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   const scenario = parseScenario(f.scenario);
   const mode = parseMode(f.mode);
   const settings = { ...parseSettingsMap(f.settings ?? {}, scenario), ...parseSetOptions(f.set ?? [], scenario) };
+  applyIssuePolicyFlags(f, scenario, settings, { targetQps: f.targetQps });
   const sampling: SamplingParams = {};
   if (f.maxTokens !== undefined) sampling.maxTokens = positiveInt('--max-tokens', f.maxTokens);
   if (f.ignoreEos !== undefined) sampling.ignoreEos = f.ignoreEos;
@@ -243,6 +245,8 @@ export function formatSummary(record: RunRecord, files: string[]): string {
     `Result: ${verdictLine(record)}`,
     `  ${r.scenario} ${r.mode}${record.benchmark ? `, ${record.benchmark}` : ''}${record.simulated ? ', simulated endpoint' : ''}; ${r.counts.samples} samples, ${r.counts.tokens} tokens`,
   ];
+  const policy = nonMlperfIssuePolicy({ scenario: r.scenario, ...(record.settings as Partial<TestSettings>) });
+  if (policy) lines.push(`  issue policy: ${policy}: not an MLPerf scenario, not for a submission`);
   if (record.warmup)
     lines.push(
       `  warm-up: ${record.warmup.requests} requests before the test (${record.warmup.failed} failed), counted in no figure here`,

@@ -76,6 +76,23 @@ export function addRunFlags(cmd: Command): Command {
     .option('--target-qps <qps>', 'Server: target QPS; Offline: expected QPS', number)
     .option('--concurrency <n>', 'most requests in flight at once, over all endpoints', integer)
     .option(
+      '--closed-loop <n>',
+      'not MLPerf (Server): n requests in flight, each completion sending the next (vllm bench --max-concurrency); --target-qps only sizes the generated queries',
+      integer,
+    )
+    .option(
+      '--burstiness <k>',
+      "not MLPerf unless 1 (Server): gamma inter-arrival shape, as vLLM's; < 1 is burstier",
+      number,
+    )
+    .option(
+      '--ramp-from <qps>',
+      'not MLPerf (Server): the rate ramps up from this to --target-qps over --ramp-duration',
+      number,
+    )
+    .option('--ramp-duration <duration>', "the ramp-up's length, in ms or e.g. 30s, 5m")
+    .option('--ramp-shape <shape>', 'linear (default) | exponential')
+    .option(
       '--workers <n>',
       'adapter worker threads (0 = main thread; default CPU count - 1, 1..8, and 2 on 2 CPUs)',
       integer,

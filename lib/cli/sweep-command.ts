@@ -60,8 +60,10 @@ export function planSweep(
     throw new UsageError('--rates and --concurrencies exclude each other');
   if (f.concurrencySweep && f.rates !== undefined)
     throw new UsageError('--concurrency-sweep searches over the concurrency; --rates lists target QPS');
-  const plan = planRun(f, argv);
   const dimension = f.concurrencies !== undefined || f.concurrencySweep ? 'concurrency' : 'qps';
+  // A concurrency sweep runs each point as a closed loop of its users: --closed-loop is where the search starts.
+  const closedStart = dimension === 'concurrency' ? f.closedLoop : undefined;
+  const plan = planRun(dimension === 'concurrency' ? { ...f, closedLoop: undefined } : f, argv);
   const options: RunSweepOptions = { ...plan.options, dimension };
   if (f.rates !== undefined) options.points = parseList('--rates', f.rates, false);
   if (f.concurrencies !== undefined) options.points = parseList('--concurrencies', f.concurrencies, true);
@@ -86,14 +88,11 @@ export function planSweep(
       throw new UsageError(`--probe-queries must be an integer > 0, got ${f.probeQueries}`);
     options.probeMinQueries = n;
   }
-  // The search sets the concurrency (or the target QPS) of each point itself.
-  if (
-    dimension === 'concurrency' &&
-    options.points === undefined &&
-    f.concurrency !== undefined &&
-    f.start === undefined
-  )
-    options.start = f.concurrency;
+  if (closedStart !== undefined && options.points === undefined && f.start === undefined) {
+    if (!(Number.isSafeInteger(closedStart) && closedStart >= 1))
+      throw new UsageError(`--closed-loop must be an integer >= 1 (users), got ${String(closedStart)}`);
+    options.start = closedStart;
+  }
   return { options, json: plan.json, quiet: plan.quiet };
 }
 
@@ -202,14 +201,15 @@ export function registerSweepCommand(
     );
   return addRunFlags(cmd)
     .option('--rates <list>', 'a plain list of target QPS, e.g. 1,2,4,8 (no search)')
-    .option('--concurrencies <list>', 'a plain list of concurrencies, e.g. 8,16,32 (no search)')
-    .option('--concurrency-sweep', 'search over --concurrency instead of the target QPS')
+    .option('--concurrencies <list>', 'a plain list of closed-loop users, e.g. 8,16,32 (no search)')
+    .option(
+      '--concurrency-sweep',
+      'search over closed-loop users (each sends its next request when its last one ends; not MLPerf) instead of the target QPS',
+    )
+    .option('--probe-queries <n>', 'least queries a probe issues (default 662: what p99 early stopping needs)')
     .option('--precision <fraction>', 'relative precision of the search, e.g. 0.05 or 5% (default 5%)')
     .option('--probe-duration <duration>', 'min_duration of each probe run, in ms or e.g. 10s (default 10s)')
-    .option(
-      '--start <value>',
-      'first rate (or concurrency) of the search (default --target-qps / --concurrency, else 1)',
-    )
+    .option('--start <value>', 'first rate (or users) of the search (default --target-qps / --closed-loop, else 1)')
     .option('--max-probes <n>', 'most probe runs (default 40)')
     .option('--confirm', 'after the search, one run at the capacity with the full settings')
     .addHelpText(

@@ -80,7 +80,10 @@ function verdictSection(j: ResultsJson): string {
     overall !== v.status || (v.run && v.run.status !== 'OK')
       ? `<div>LoadGen's own verdict: ${esc(v.status === 'NO_RESULT' ? 'none (no performance pass)' : v.status)}</div>`
       : '';
-  return `<section class="verdict ${esc(overall)}" id="verdict"><div class="big">${esc(overall)}</div>${loadgen}${metric}${crit}${list}${measurementBanner(j)}</section>`;
+  const policy = j.benchmark.issuePolicy
+    ? `<div class="policy" id="issue-policy">Issue policy: ${esc(j.benchmark.issuePolicy)}: not an MLPerf scenario, not for a submission</div>`
+    : '';
+  return `<section class="verdict ${esc(overall)}" id="verdict"><div class="big">${esc(overall)}</div>${policy}${loadgen}${metric}${crit}${list}${measurementBanner(j)}</section>`;
 }
 
 /** The measured span: the harness window, else (Offline) LoadGen's longest latency, else wall time. */

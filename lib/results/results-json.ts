@@ -3,6 +3,7 @@
 // from when two sources are possible (LoadGen's result vs the harness's report).
 import type { RunAccuracy } from './run-record.js';
 import type { LatencyStats, TestResult } from '../core/result.js';
+import { nonMlperfIssuePolicy, type TestSettings } from '../core/settings.js';
 import type { FleetRecord } from '../fleet/types.js';
 import type { EndpointReport, Percentiles, SutReport } from '../sut/types.js';
 import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js';
@@ -70,6 +71,8 @@ export interface ResultsJson extends CostSections {
     sutName: string;
     dataset: RunRecord['dataset'];
     endpoints: RunEndpointInfo[];
+    /** A non-MLPerf issue policy (closed loop, gamma arrivals, ramp-up) by name; null when the run issued as MLPerf's scenario does. */
+    issuePolicy: string | null;
   };
   settings: { requested: Record<string, unknown>; effective: TestResult['effective'] };
   verdict: {
@@ -294,6 +297,7 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       sutName: r.sutName,
       dataset: { ...record.dataset },
       endpoints: record.endpoints.map((e) => ({ ...e })),
+      issuePolicy: nonMlperfIssuePolicy({ scenario: r.scenario, ...(record.settings as Partial<TestSettings>) }),
     },
     settings: { requested: { ...record.settings }, effective: { ...r.effective } },
     verdict: {

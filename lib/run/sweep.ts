@@ -97,6 +97,12 @@ function checkSweepOptions(o: RunSweepOptions): SweepDimension {
   const dimension = o.dimension ?? 'qps';
   if (dimension !== 'qps' && dimension !== 'concurrency')
     throw new UsageError(`sweep dimension must be 'qps' or 'concurrency', got ${String(dimension)}`);
+  if (dimension === 'concurrency' && o.scenario !== 'Server')
+    throw new UsageError(
+      `a concurrency sweep runs closed loops (each user sends its next request when the last one ends), a Server-scenario issue policy; got ${o.scenario}`,
+    );
+  if (dimension === 'concurrency' && o.settings?.closedLoopConcurrency !== undefined)
+    throw new UsageError('a concurrency sweep sets the closed loop itself: drop --closed-loop');
   if (dimension === 'qps' && o.scenario !== 'Server' && !o.points)
     throw new UsageError(
       `the capacity search over target QPS needs the Server scenario (got ${o.scenario}); use --concurrency-sweep or a list (--rates)`,
@@ -146,6 +152,8 @@ function settingsDiffer(
     const key = j.benchmark.scenario === 'Offline' ? 'offlineExpectedQps' : 'serverTargetQps';
     if (Number(s[key]) !== value) return `${key} ${String(s[key])}`;
   }
+  if (dimension === 'concurrency' && Number(s.closedLoopConcurrency) !== value)
+    return `closedLoopConcurrency ${String(s.closedLoopConcurrency)}`;
   if (probeDurationMs !== null && Number(s.minDurationMs) !== probeDurationMs)
     return `minDurationMs ${String(s.minDurationMs)}`;
   return null;
@@ -182,6 +190,8 @@ export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> 
   const points: SweepPoint[] = [];
   let stopped = false;
   let bounds: SweepJson['bounds'] = null;
+  // Most completions per second one closed-loop user reached so far (a lower concurrency's is the higher).
+  let slotRate = 0;
 
   const measure = async (value: number, kind: SweepPoint['kind']): Promise<SweepPoint> => {
     const dir = join(outdir, pointDir(dimension, value, kind === 'confirm'));
@@ -206,12 +216,17 @@ export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> 
       }
       const o: RunBenchmarkOptions = { ...base, outdir: dir, settings, writeOutputs: true };
       if (dimension === 'qps') o.targetQps = value;
-      else o.concurrency = value;
+      else {
+        // A closed loop of `value` users; its target QPS only sizes the generated queries.
+        settings.closedLoopConcurrency = value;
+        if (base.targetQps === undefined) o.targetQps = closedLoopSizing(value, slotRate);
+      }
       log(`sweep: ${kind} at ${dimension} ${value} → ${rel}`);
       const record = await runPoint(o);
       results = readDonePoint(dir) ?? buildResultsJson(record);
     }
     const point = pointFromResults(results, { kind, dimension, value, dir: rel, resumed, gpus });
+    if (dimension === 'concurrency' && point.qps !== null) slotRate = Math.max(slotRate, point.qps / value);
     bounds ??= sweepBounds(results);
     points.push(point);
     log(
@@ -263,9 +278,18 @@ export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> 
   return { sweep, files, stopped };
 }
 
+// Completions per second a closed-loop user is assumed able to reach before
+// any point was measured (a request of 100 ms); once points are known, three
+// times the best rate seen, so the engine never runs out of generated queries.
+const CLOSED_LOOP_PRIOR_SLOT_QPS = 10;
+
+function closedLoopSizing(concurrency: number, slotRate: number): number {
+  return concurrency * Math.max(CLOSED_LOOP_PRIOR_SLOT_QPS, 3 * slotRate);
+}
+
 function defaultStart(dimension: SweepDimension, o: RunBenchmarkOptions): number {
   if (dimension === 'qps') return o.targetQps ?? 1;
-  return o.concurrency ?? 1;
+  return o.settings?.closedLoopConcurrency ?? o.concurrency ?? 1;
 }
 
 /** GPUs behind the endpoints when the pricing says (gpusPerEndpoint), else null. */

@@ -180,3 +180,89 @@ describe('usage errors exit 2', () => {
     expect(r.stderr).toMatch(/needs the Server scenario/);
   });
 });
+
+// A closed loop of C users keeps C sequences in the simulator's batch, whose
+// decode step is 2 ms + 4 ms per sequence: TPOT = 2 + 4C ms. Under a 44 ms
+// TPOT bound the true capacity is 10 users (42 ms; 11 users give 46 ms).
+// Harness noise only adds to TPOT, so the search may land one below, never above.
+describe('loadgen sweep --concurrency-sweep: closed-loop users', () => {
+  function closedArgs(out: string): string[] {
+    const config = writeText(
+      dir,
+      'sim-closed.yaml',
+      'simulator:\n  maxRunningSeqs: 256\n  decodeStepNs: 2000000\n  decodeStepNsPerSeq: 4000000\n  prefillNsPerToken: 0\n  outputLength: 6\n',
+    );
+    return [
+      '--config',
+      config,
+      '--scenario',
+      'Server',
+      '--synthetic',
+      '16/6',
+      '--synthetic-samples',
+      '64',
+      '--workers',
+      '1',
+      '--metrics-interval',
+      '0',
+      '--set',
+      'min_duration=1000',
+      '--set',
+      'min_query_count=100',
+      // p90: early stopping passes with 100 queries, so probes stay short.
+      '--set',
+      'server_target_latency_percentile=0.9',
+      '--set',
+      'server_tpot_latency=44000000',
+      '--output-dir',
+      out,
+    ];
+  }
+
+  test('capacity.concurrency is 10 users as the model says (or 9); a closed-loop run there is VALID, 12 users INVALID', async () => {
+    const out = join(dir, 'closed-search');
+    const r = await runCli(
+      cli,
+      [
+        'sweep',
+        ...closedArgs(out),
+        '--concurrency-sweep',
+        '--start',
+        '2',
+        '--probe-duration',
+        '1s',
+        '--probe-queries',
+        '100',
+      ],
+      dir,
+      180_000,
+    );
+    expect(r.code, explain(r)).toBe(0);
+    const s = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
+    expect(s.dimension).toBe('concurrency');
+    expect(s.capacity.reached).toBe(true);
+    expect([9, 10]).toContain(s.capacity.concurrency);
+    // Every point ran as a closed loop of its users, and says it is not MLPerf.
+    for (const p of s.points) {
+      const j = JSON.parse(readFileSync(join(out, p.dir, 'results.json'), 'utf8'));
+      expect(j.benchmark.issuePolicy).toBe(`closed loop, concurrency ${p.value}`);
+      expect(j.settings.requested.closedLoopConcurrency).toBe(p.value);
+    }
+    const run = (users: number, name: string) =>
+      runCli(cli, ['run', ...closedArgs(join(dir, name)), '--closed-loop', String(users)], dir, 60_000);
+    const above = await run(12, 'closed-above');
+    expect(above.code, explain(above)).toBe(1);
+    expect(above.stdout).toMatch(/issue policy: closed loop, concurrency 12: not an MLPerf scenario/);
+    let at = await run(s.capacity.concurrency, 'closed-at');
+    if (at.code !== 0) at = await run(s.capacity.concurrency, 'closed-at-again');
+    expect(at.code, explain(at)).toBe(0);
+  }, 300_000);
+
+  test('a concurrency sweep outside the Server scenario exits 2 naming why', async () => {
+    const a = closedArgs(join(dir, 'closed-offline'));
+    a[a.indexOf('Server')] = 'Offline';
+    const r = await runCli(cli, ['sweep', ...a, '--concurrency-sweep'], dir, 30_000);
+    expect(r.code, explain(r)).toBe(2);
+    expect(r.stderr).toMatch(/concurrency sweep runs closed loops/);
+  }, 60_000);
+});
