@@ -94,9 +94,12 @@ export function seriesFromLoadgen(s: LatencyStats | null, count: number): Series
 }
 
 /** endpoints' load_pattern for the LoadGen scenario (SingleStream is concurrency 1; MultiStream has no equivalent). */
-function loadPattern(r: TestResult): Record<string, unknown> {
+function loadPattern(r: TestResult, settings: Record<string, unknown>): Record<string, unknown> {
   switch (r.scenario) {
     case 'Server':
+      // Our non-MLPerf policies: a closed loop is endpoints' concurrency pattern.
+      if (Number(settings.closedLoopConcurrency ?? 0) > 0)
+        return { type: 'concurrency', target_qps: null, target_concurrency: Number(settings.closedLoopConcurrency) };
       return {
         type: 'poisson',
         target_qps: r.effective.targetQps,
@@ -188,7 +191,7 @@ export function buildResultSummary(record: RunRecord): ResultSummaryJson {
     // Finish reasons are not tracked by the adapters: all zero, as endpoints writes for untracked counters.
     finish_reason_counts: { stop: 0, length: 0, tool_calls: 0, content_filter: 0, function_call: 0, other: 0 },
     run_config: {
-      load_pattern: loadPattern(r),
+      load_pattern: loadPattern(r, record.settings),
       warmup: { enabled: false },
       scheduler_random_seed: seedValue(seeds.scheduleRngSeed),
       dataloader_random_seed: seedValue(seeds.sampleIndexRngSeed),

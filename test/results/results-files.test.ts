@@ -72,6 +72,7 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
       sutName: r.sutName,
       dataset: rec.dataset,
       endpoints: rec.endpoints,
+      issuePolicy: null,
     });
     expect(j.settings.requested).toEqual(rec.settings);
     expect(j.settings.effective).toEqual(r.effective);
