@@ -41,6 +41,10 @@ function hog(busyMs: number, periodMs: number): () => void {
 // A starved CLI: the same busy loop, loaded into the child before the CLI.
 const HOG = `setInterval(() => { const end = performance.now() + 150; while (performance.now() < end); }, 50).unref();\n`;
 
+// A starved adapter worker: a preload runs in every thread (workers inherit
+// execArgv); it hogs the worker threads only, leaving the main thread free.
+const WORKER_HOG = `import { isMainThread } from 'node:worker_threads';\nif (!isMainThread) ${HOG.trim()}\n`;
+
 function runNode(nodeArgs: string[], args: string[]): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...nodeArgs, cli, ...args], {
@@ -149,4 +153,20 @@ describe('the measurement verdict on real runs', () => {
     expect(j.harness).toMatchObject({ verdict: 'trustworthy', reasons: [], workers: 1 });
     expect(j.harness!.measurement.eventLoopDelayMs.workers).toHaveLength(1);
   }, 240_000);
+
+  test('a run whose adapter worker thread is starved (main thread free) is harness-limited, naming the worker', async () => {
+    const hogFile = join(dir, 'worker-hog.mjs');
+    writeFileSync(hogFile, WORKER_HOG);
+    const r = await runNode(
+      ['--import', hogFile],
+      ['run', ...QUICK, '--workers', '1', '--strict', '--output-dir', join(dir, 'worker-starved')],
+    );
+    expect(r.code, r.stderr).toBe(8);
+    const j = JSON.parse(readFileSync(join(dir, 'worker-starved', 'results.json'), 'utf8')) as ResultsJson;
+    expect(j.harness!.verdict).toBe('harness-limited');
+    const reasons = j.harness!.reasons.join('\n');
+    expect(reasons).toMatch(/adapter worker 1 was blocked: event-loop delay p99/);
+    // The main thread was not the one starved: it is not named as blocked.
+    expect(reasons).not.toMatch(/the main thread.* was blocked/);
+  }, 120_000);
 });
