@@ -25,6 +25,8 @@ export interface FleetOptions {
   log?: (message: string) => void;
   /** Period of the loading progress lines (default 10 s). */
   progressEveryMs?: number;
+  /** The run's API key: sent as Bearer with the servers' info reads and warm-up requests, as the run sends it. */
+  apiKey?: string;
 }
 
 /** Whether host:port can be listened on here (a server already there would answer our health checks). */
@@ -120,12 +122,13 @@ export class Fleet {
       fleet.watch();
       await Promise.all(
         fleet.launched.map(async ({ server }) => {
-          const info = await readServerInfo(server.url);
+          const auth: Record<string, string> = o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {};
+          const info = await readServerInfo(server.url, auth);
           fleet.info.set(server.name, info);
           const n = server.spec.warmupRequests;
           if (n === 0) return;
           const model = info.modelId ?? server.spec.engineArgs.servedModelName ?? server.spec.model ?? 'default';
-          const w = await warmUp(server.url, model, n);
+          const w = await warmUp(server.url, model, n, auth);
           fleet.event(
             server.name,
             'warmed-up',

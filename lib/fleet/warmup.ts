@@ -15,6 +15,7 @@ export async function warmUp(
   baseUrl: string,
   model: string,
   requests: number,
+  headers: Record<string, string> = {},
   timeoutMs = 120_000,
 ): Promise<WarmupResult> {
   let ok = 0;
@@ -23,7 +24,7 @@ export async function warmUp(
     try {
       const res = await fetch(`${baseUrl}/v1/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { ...headers, 'content-type': 'application/json' },
         // Token ids: no tokenizer dependence; ids 1..16 exist in every vocabulary.
         body: JSON.stringify({
           model,

@@ -29,7 +29,12 @@ export async function runWithFleet(
   const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   // The servers' logs go into it (a pseudo filesystem or unwritable parent is refused here).
   const outdir = createOutputDir(options.outdir);
-  const fleet = await Fleet.start(specs, { outdir, log, progressEveryMs: fo.progressEveryMs });
+  const fleet = await Fleet.start(specs, {
+    outdir,
+    log,
+    progressEveryMs: fo.progressEveryMs,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  });
   try {
     const { runBenchmark, writeRunFiles } = await import('./run-benchmark.js');
     const record = await runBenchmark({

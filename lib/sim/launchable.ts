@@ -187,6 +187,7 @@ const ENGINE_FLAGS: ReadonlyArray<readonly [string, string, boolean]> = [
   ['--disable-radix-cache', 'disableRadixCache', false],
   ['--trust-remote-code', 'trustRemoteCode', false],
   ['--stream-interval', 'streamInterval', true],
+  ['--api-key', 'apiKey', true],
 ];
 
 /** The engine flags as [flag, attribute, takes a value], for registering them (hidden) on `loadgen sim`. */
@@ -210,8 +211,15 @@ export function applyEngineFlags(flags: Record<string, unknown>, o: SimulatorOpt
   for (const [, attr] of ENGINE_FLAGS) {
     const v = flags[attr];
     // Numbers logged as numbers, as vLLM's own log shows them.
-    if (v !== undefined)
-      given[attr] = typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+    if (v === undefined) continue;
+    // A key is never logged.
+    if (attr === 'apiKey') given[attr] = '***';
+    else given[attr] = typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+  }
+  // vLLM's --api-key: a Bearer key on the /v1 routes only.
+  if (typeof flags.apiKey === 'string') {
+    o.requireAuthorization = `Bearer ${flags.apiKey}`;
+    o.authorizationScope = 'v1';
   }
   // vLLM serves under --served-model-name, else the model path; SGLang likewise.
   const model = (flags.servedModelName ?? flags.modelPath) as string | undefined;

@@ -28,6 +28,7 @@ export interface ResolvedOptions {
   record: boolean;
   maxRecords: number;
   requireAuthorization: string | null;
+  authorizationScope: 'all' | 'v1';
 }
 
 export const DEFAULT_VERSIONS: Record<SimFlavor, string> = { vllm: '0.11.0', sglang: '0.5.4' };
@@ -103,7 +104,14 @@ const KNOWN = new Set([
   'prefixCache',
   'prefixCacheBlockTokens',
   'requireAuthorization',
+  'authorizationScope',
 ]);
+
+function authorizationScope(v: unknown): 'all' | 'v1' {
+  if (v === undefined) return 'all';
+  if (v === 'all' || v === 'v1') return v;
+  throw bad('authorizationScope', "must be 'all' or 'v1'", v);
+}
 
 export function resolveOptions(options: SimulatorOptions | undefined): ResolvedOptions {
   if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
@@ -164,5 +172,6 @@ export function resolveOptions(options: SimulatorOptions | undefined): ResolvedO
     record: bool(o, 'record', true),
     maxRecords: int(o, 'maxRecords', 1_000_000, 1),
     requireAuthorization: o.requireAuthorization === undefined ? null : str(o, 'requireAuthorization', ''),
+    authorizationScope: authorizationScope(o.authorizationScope),
   };
 }

@@ -275,7 +275,11 @@ async function handle(st: State, routes: Map<string, Route>, req: IncomingMessag
   const route = routes.get(path);
   const family: RouteFamily = route?.family ?? 'other';
 
-  if (st.opts.requireAuthorization !== null && header(req, 'authorization') !== st.opts.requireAuthorization) {
+  if (
+    st.opts.requireAuthorization !== null &&
+    (st.opts.authorizationScope === 'all' || path.startsWith('/v1/')) &&
+    header(req, 'authorization') !== st.opts.requireAuthorization
+  ) {
     st.unauthorized++;
     sendError(st, reply, family, new SimHttpError(401, 'Unauthorized'));
     return;

@@ -196,6 +196,11 @@ export interface SimulatorOptions {
    * and /metrics included. Default: none required.
    */
   requireAuthorization?: string;
+  /**
+   * Where requireAuthorization applies: 'all' routes (default), or 'v1' only
+   * (/v1/...), as vLLM's --api-key does: /health, /metrics and /version stay open.
+   */
+  authorizationScope?: 'all' | 'v1';
 }
 
 export interface Simulator {

@@ -63,6 +63,29 @@ describe('loadgen run with servers', () => {
     for (const e of res.endpoints) expect(e.completed).toBeGreaterThan(0);
   });
 
+  test('a server launched with --api-key: health open, info and warm-up sent with the run key, the key written nowhere', async () => {
+    const out = join(dir, 'keyed');
+    const key = 'sk-fleet-7f3a9c2e';
+    const file = writeConfig(
+      dir,
+      `scenario: Server\ntarget-qps: 10\nset: [minDurationMs=1500, minQueryCount=10]\nservers:\n${sim('keyed').replace(' }\n', `, extra-args: [--api-key, ${key}] }\n`)}`,
+      'keyed.yaml',
+    );
+    const r = await runCli(['run', '--config', file, '--api-key', key, '--output-dir', out]);
+    started.push(...serverPids(r.stderr));
+    expect([0, 1], r.stderr).toContain(r.code);
+    const res = results(out);
+    expect(res.servers.events.filter((e: any) => e.kind === 'warmed-up').map((e: any) => e.message)).toEqual([
+      '2/2 warm-up requests answered',
+    ]);
+    expect(res.servers.servers[0].version).toBe('0.11.0');
+    expect(res.errors.failedSamples).toBe(0);
+    // Nowhere: not in the output, the results, the server's log or its recorded command line.
+    expect(r.stdout + r.stderr).not.toContain(key);
+    for (const f of ['results.json', 'result_summary.json', 'report.html', join('servers', 'keyed.log')])
+      expect(readFileSync(join(out, f), 'utf8'), f).not.toContain(key);
+  });
+
   test('a server that fails to start: exit 3, which one and its log tail, the other stopped', async () => {
     const out = join(dir, 'fail');
     const file = writeConfig(
