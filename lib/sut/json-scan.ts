@@ -197,7 +197,41 @@ export function readIntArrayTail(s: string, p: number, end: number, count: numbe
   return n;
 }
 
-/** Number of elements of the int array at p (for mode detection only). */
+/**
+ * Reads the integers at indices [from, from + count) of the array at `p`
+ * (its `[`) into out[0..]: for a cumulative list longer than the count that
+ * came with it. Returns how many were read (fewer if the array is shorter),
+ * or -1 if malformed.
+ */
+export function readIntArraySlice(
+  s: string,
+  p: number,
+  end: number,
+  from: number,
+  count: number,
+  out: Int32Array,
+): number {
+  if (s.charCodeAt(p) !== LBRACKET) return -1;
+  let q = p + 1;
+  for (let i = 0; i < from; i++) {
+    const c = s.indexOf(',', q);
+    if (c < 0 || c >= end) return 0;
+    q = c + 1;
+  }
+  let n = 0;
+  while (n < count) {
+    while (q < end && isSpace(s.charCodeAt(q))) q++;
+    const v = readInt(s, q, end);
+    if (Number.isNaN(v)) return s.charCodeAt(q) === RBRACKET ? n : -1;
+    out[n++] = v;
+    while (q < end && s.charCodeAt(q) !== COMMA && s.charCodeAt(q) !== RBRACKET) q++;
+    if (s.charCodeAt(q) !== COMMA) break;
+    q++;
+  }
+  return n;
+}
+
+/** Number of elements of the int array at p. */
 export function arrayLength(s: string, p: number, end: number): number {
   const close = s.indexOf(']', p);
   if (close < 0 || close > end) return 0;

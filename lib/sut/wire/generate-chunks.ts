@@ -3,7 +3,11 @@
 // meta_info.completion_tokens is cumulative and authoritative; the new ids
 // of a chunk are the last (count - previous) elements of output_ids, which
 // is right whether the server sends them cumulative or as deltas
-// (--incremental-streaming-output), and survives retractions.
+// (--incremental-streaming-output), and survives retractions. A cumulative
+// list longer than the count is SGLang's live list serialised after more
+// tokens were appended (it passes intermediate chunks' output_ids by
+// reference, with a snapshot of meta_info): its new ids are then the
+// positions [previous, count), not its tail.
 import {
   arrayLength,
   findValue,
@@ -11,6 +15,7 @@ import {
   looksLikeObject,
   quoted,
   readInt,
+  readIntArraySlice,
   readIntArrayTail,
   readShortString,
 } from '../json-scan.js';
@@ -65,10 +70,14 @@ export function decodeGenerateChunk(s: string, a: number, e: number, st: StreamS
     return CHUNK_TOKENS;
   }
   if (tail.length < fresh) tail = new Int32Array(Math.max(fresh, tail.length * 2));
-  const got = readIntArrayTail(s, ids, e, fresh, tail);
+  let got: number;
+  if (st.outputIdsMode === 'delta') got = readIntArrayTail(s, ids, e, fresh, tail);
+  else {
+    const len = arrayLength(s, ids, e);
+    if (st.outputIdsMode === 'unknown' && have > 0) st.outputIdsMode = len > fresh ? 'cumulative' : 'delta';
+    got = len > count ? readIntArraySlice(s, ids, e, have, fresh, tail) : readIntArrayTail(s, ids, e, fresh, tail);
+  }
   if (got < 0) return malformed(s, a, e, st);
-  if (st.outputIdsMode === 'unknown' && have > 0)
-    st.outputIdsMode = got === fresh && arrayLength(s, ids, e) > fresh ? 'cumulative' : 'delta';
   st.tokens.reserve(fresh);
   // Fewer ids than the count says (should not happen): pad so counts stay right.
   for (let i = got; i < fresh; i++) st.tokens.push(-1);
