@@ -192,7 +192,8 @@ export interface SimulatorOptions {
   outputIdsAhead?: number;
   /**
    * vLLM chat streams without return_token_ids: the chunks carrying any of
-   * the first N generated tokens are not sent, logprobs included, as an older
+   * the first N generated tokens (the last chunk aside) are not sent,
+   * logprobs included, as an older
    * vLLM's reasoning or tool parser withholds them; usage still counts them
    * (default 0).
    */

@@ -151,7 +151,12 @@ export class Wire {
    * chunk) then token_ids, as vLLM writes them, or token_ids first
    * (finishAfterTokenIds) for a server that orders them the other way.
    */
-  private chatTail(choice: Record<string, unknown>, last: boolean, finish: string | null, ids: readonly number[]): void {
+  private chatTail(
+    choice: Record<string, unknown>,
+    last: boolean,
+    finish: string | null,
+    ids: readonly number[],
+  ): void {
     const withIds = this.req.returnTokenIds;
     if (this.opts.finishAfterTokenIds && withIds) choice.token_ids = ids;
     choice.finish_reason = finish;

@@ -47,6 +47,35 @@ describe('OpenAI-style chunks', () => {
     expect(st.finishReason).toBe('stop');
   });
 
+  test('finish_reason after token_ids is read too, with the usage of the same chunk', () => {
+    const { st, results } = openai(
+      [
+        '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" a"},"logprobs":null,"token_ids":[7],"finish_reason":null}]}',
+        '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" b"},"logprobs":null,"token_ids":[8],"finish_reason":"length","stop_reason":null}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      ],
+      'token_ids',
+      true,
+    );
+    expect(results).toEqual([CHUNK_TOKENS, CHUNK_TOKENS]);
+    expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([7, 8]);
+    expect(st.finishReason).toBe('length');
+    expect(st.serverTokens).toBe(2);
+  });
+
+  test('vLLM completion chunks with their nulls (token_ids, prompt_token_ids, usage)', () => {
+    const { st, results } = openai(
+      [
+        '{"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" a","logprobs":null,"finish_reason":null,"stop_reason":null,"prompt_token_ids":[1,2],"token_ids":[7]}],"usage":null}',
+        '{"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" b","logprobs":null,"finish_reason":"length","stop_reason":null,"prompt_token_ids":null,"token_ids":[8]}],"usage":null}',
+      ],
+      'token_ids',
+    );
+    expect(results).toEqual([CHUNK_TOKENS, CHUNK_TOKENS]);
+    expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([7, 8]);
+    expect(st.serverTokens).toBe(-1);
+    expect(st.finishReason).toBe('length');
+  });
+
   test('SGLang chunk shape (null fields everywhere) and pretty-printed JSON with spaces', () => {
     const { st, results } = openai(
       [
@@ -185,6 +214,19 @@ describe('SGLang /generate chunks', () => {
     expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([5, 6, 7, 8]);
     expect(st.outputIdsMode).toBe('cumulative');
     expect(st.finishReason).toBe('length');
+  });
+
+  test('cumulative output_ids longer than completion_tokens (the live list grew before serialisation): [have, count)', () => {
+    const { st, results } = generate([
+      chunk('a', [5, 6, 7], 1),
+      chunk('ab', [5, 6, 7, 8], 2),
+      chunk('ab', [5, 6, 7, 8], 2),
+      chunk('abcd', [5, 6, 7, 8, 9], 4),
+      chunk('abcde', [5, 6, 7, 8, 9], 5, 'length'),
+    ]);
+    expect(results).toEqual([CHUNK_TOKENS, CHUNK_TOKENS, CHUNK_EMPTY, CHUNK_TOKENS, CHUNK_TOKENS]);
+    expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([5, 6, 7, 8, 9]);
+    expect(st.outputIdsMode).toBe('cumulative');
   });
 
   test('delta output_ids (--incremental-streaming-output)', () => {
