@@ -229,6 +229,32 @@ describe('SGLang /generate chunks', () => {
     expect(st.outputIdsMode).toBe('cumulative');
   });
 
+  test('run-ahead lists of any shape: compact or spaced, any step and lead, with a retraction', () => {
+    let seed = 12345;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 200; round++) {
+      const full = Array.from({ length: 40 }, (_, i) => 1000 + ((i * 7919 + round) % 5000));
+      const spaced = round % 2 === 1;
+      const list = (n: number) => (spaced ? `[ ${full.slice(0, n).join(' , ')} ]` : `[${full.slice(0, n).join(',')}]`);
+      const st = new StreamState();
+      let count = 0;
+      let retracted = false;
+      for (let step = 0; step < 60 && count < 40; step++) {
+        if (!retracted && count > 5 && rand(10) === 0) {
+          count -= 2; // a retraction: the list shrinks with the count
+          retracted = true;
+        } else count = Math.min(40, count + 1 + rand(3));
+        const shown = Math.min(40, count + rand(4));
+        const c = `{"text":null,"output_ids":${list(shown)},"meta_info":{"finish_reason":null,"completion_tokens":${count}}}`;
+        expect(decodeGenerateChunk(c, 0, c.length, st)).toBeGreaterThanOrEqual(0);
+      }
+      expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual(full.slice(0, count));
+    }
+  });
+
   test('delta output_ids (--incremental-streaming-output)', () => {
     const { st } = generate([chunk('a', [5], 1), chunk('b', [6], 2), chunk('cd', [7, 8], 4, 'stop')]);
     expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([5, 6, 7, 8]);

@@ -9,15 +9,17 @@
 // reference, with a snapshot of meta_info): its new ids are then the
 // positions [previous, count), not its tail.
 import {
-  arrayLength,
   findValue,
+  intBefore,
   isNull,
   looksLikeObject,
   quoted,
   readInt,
-  readIntArraySlice,
   readIntArrayTail,
+  readIntsFrom,
   readShortString,
+  readStop,
+  skipInts,
 } from '../json-scan.js';
 import { errorMessage, malformed } from './openai-chunks.js';
 import { CHUNK_EMPTY, CHUNK_ERROR, CHUNK_TOKENS, type StreamState } from './stream-state.js';
@@ -55,6 +57,7 @@ export function decodeGenerateChunk(s: string, a: number, e: number, st: StreamS
   if (count < have) {
     // Retraction: the server took back speculative tokens.
     st.tokens.truncate(count);
+    st.idsSep = -1;
     st.serverTokens = count;
     return CHUNK_EMPTY;
   }
@@ -64,6 +67,7 @@ export function decodeGenerateChunk(s: string, a: number, e: number, st: StreamS
   const ids = findValue(s, K_OUTPUT_IDS, a, e);
   if (ids < 0 || isNull(s, ids)) {
     // No ids in this chunk: count only.
+    st.idsSep = -1;
     st.chunkTokens = fresh;
     st.sawText = true;
     for (let i = 0; i < fresh; i++) st.tokens.push(-1);
@@ -73,9 +77,13 @@ export function decodeGenerateChunk(s: string, a: number, e: number, st: StreamS
   let got: number;
   if (st.outputIdsMode === 'delta') got = readIntArrayTail(s, ids, e, fresh, tail);
   else {
-    const len = arrayLength(s, ids, e);
-    if (st.outputIdsMode === 'unknown' && have > 0) st.outputIdsMode = len > fresh ? 'cumulative' : 'delta';
-    got = len > count ? readIntArraySlice(s, ids, e, have, fresh, tail) : readIntArrayTail(s, ids, e, fresh, tail);
+    got = readPositions(s, ids, e, have, fresh, st);
+    if (got === SHORT) {
+      // Fewer than `count` elements: a delta list (or ids missing).
+      if (have > 0) st.outputIdsMode = 'delta';
+      st.idsSep = -1;
+      got = readIntArrayTail(s, ids, e, fresh, tail);
+    } else if (got >= 0 && have > 0) st.outputIdsMode = 'cumulative';
   }
   if (got < 0) return malformed(s, a, e, st);
   st.tokens.reserve(fresh);
@@ -85,4 +93,28 @@ export function decodeGenerateChunk(s: string, a: number, e: number, st: StreamS
   st.chunkTokens = fresh;
   st.sawText = true;
   return CHUNK_TOKENS;
+}
+
+const SHORT = -2;
+
+// Positions [have, have + fresh) of a cumulative list, into `tail`: fresh,
+// -1 if malformed, SHORT if the list has fewer elements. The list repeats
+// the ids already read, written the same way, so where the last chunk's new
+// ids ended (st.idsSep, checked against the last id) is where this chunk's
+// begin: no rescan of the prefix, which grows with every chunk.
+function readPositions(s: string, ids: number, e: number, have: number, fresh: number, st: StreamState): number {
+  if (s.charCodeAt(ids) !== 0x5b) return -1;
+  let p = ids + 1;
+  if (have > 0) {
+    const sep = st.idsSep >= 0 ? ids + st.idsSep : -1;
+    if (sep > ids && sep < e && s.charCodeAt(sep) === 0x2c && intBefore(s, ids, sep) === st.tokens.ids[have - 1])
+      p = sep + 1;
+    else p = skipInts(s, ids + 1, e, have);
+    if (p < 0) return SHORT;
+  }
+  const got = readIntsFrom(s, p, e, fresh, tail);
+  if (got < 0) return -1;
+  if (got < fresh) return SHORT;
+  st.idsSep = readStop() - ids;
+  return got;
 }
