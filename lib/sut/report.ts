@@ -92,7 +92,7 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
       `${noIds} samples were completed without token ids (the server sent none for them): their accuracy-log entries are empty`,
     );
   }
-  if (mismatched > 0) warnings.push(mismatchWarning(mismatched, ctx.capabilities.tokenSource));
+  if (mismatched > 0) warnings.push(idMismatchWarning(mismatched, ctx.capabilities.tokenSource));
   firstMismatches.sort((a, b) => a.id - b.id);
   const report: SutReport = {
     backend: ctx.backend,
@@ -157,7 +157,8 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
   return report;
 }
 
-function mismatchWarning(n: number, source: Capabilities['tokenSource']): string {
+/** The warning for `n` samples whose ids disagree with the server's count, naming the likely cause. */
+export function idMismatchWarning(n: number, source: Capabilities['tokenSource']): string {
   const what = `${n} samples were completed without token ids because the ids received disagree with usage.completion_tokens`;
   const where = 'their accuracy-log entries are empty (results.json errors.idMismatch names them)';
   if (source === 'logprobs')

@@ -5,10 +5,14 @@
 // usage counts them); chat chunks with finish_reason after token_ids.
 import { describe, expect, test } from 'vitest';
 
-import { createLlmSut, engineVersion, TestScenario } from '../../lib/index.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { createLlmSut, engineVersion, runBenchmark, TestMode, TestScenario } from '../../lib/index.js';
 import { buildResultsJson } from '../../lib/results/results-json.js';
 import type { RunRecord } from '../../lib/results/run-record.js';
 import { tokenizeChat } from '../../lib/sim/tokens.js';
+import { makeTempDir } from '../helpers.js';
 import {
   accuracyRun,
   expectedIds,
@@ -94,6 +98,28 @@ describe('vLLM without return_token_ids: a parser withholds chunks, ids come fro
     expect(j.errors.idMismatch).toEqual(report.idMismatch);
     expect(j.errors.warnings).toContain(named[0]);
   });
+
+  test('runBenchmark: the warning printed once at the end of the run, the samples in results.json', async () => {
+    const notes: string[] = [];
+    const outdir = makeTempDir();
+    await runBenchmark({
+      scenario: TestScenario.Offline,
+      mode: TestMode.AccuracyOnly,
+      simulator: { returnTokenIds: false, parserWithholds: 1, decodeStepNs: 0 },
+      api: 'chat',
+      dataset: textDataset(5, 4),
+      workers: 1,
+      metricsIntervalMs: 0,
+      outdir,
+      log: (m) => notes.push(m),
+    });
+    const printed = notes.filter((m) => /disagree with usage\.completion_tokens/.test(m));
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).toMatch(/^warning: 5 samples .*reasoning or tool parser/);
+    const j = JSON.parse(readFileSync(join(outdir, 'results.json'), 'utf8'));
+    expect(j.errors.idMismatch.samples).toBe(5);
+    expect(j.errors.idMismatch.first.map((m: { qslIdx: number }) => m.qslIdx).sort()).toEqual([0, 1, 2, 3, 4]);
+  }, 30_000);
 
   test('with return_token_ids (vLLM 0.10.2+) the same parser loses nothing', async () => {
     const s = await sim({ flavor: 'vllm', parserWithholds: 2 });
