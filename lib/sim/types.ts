@@ -193,9 +193,8 @@ export interface SimulatorOptions {
   /**
    * vLLM chat streams without return_token_ids: the chunks carrying any of
    * the first N generated tokens (the last chunk aside) are not sent,
-   * logprobs included, as an older
-   * vLLM's reasoning or tool parser withholds them; usage still counts them
-   * (default 0).
+   * logprobs included, as an older vLLM's reasoning or tool parser
+   * withholds them; usage still counts them (default 0).
    */
   parserWithholds?: number;
   /** vLLM chat chunks: finish_reason (and stop_reason) written after token_ids (default false). */
