@@ -23,6 +23,7 @@ import { startSimulator } from '../sim/server.js';
 import type { Simulator } from '../sim/types.js';
 import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
 import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
+import { idMismatchWarning } from '../sut/report.js';
 import type { EndpointConfig, SutReport } from '../sut/types.js';
 import { UsageMeter } from './harness-usage.js';
 import { checkOutputDir, createOutputDir } from './output-dir.js';
@@ -372,6 +373,9 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     } catch (err) {
       log(`warning: the adapter report could not be read: ${(err as Error).message}`);
     }
+    // Once a run, at its end: these samples' accuracy-log entries are empty.
+    const mismatched = report?.idMismatch?.samples ?? 0;
+    if (report && mismatched > 0) log(`warning: ${idMismatchWarning(mismatched, report.capabilities.tokenSource)}`);
     fillTimeline(sampler.timeline, sampler.startNs, report?.timings);
     countUnsummarized(result, report, extras.journal?.restoredTokens ?? 0);
 

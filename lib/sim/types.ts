@@ -183,6 +183,24 @@ export interface SimulatorOptions {
   logprobsTokenIds?: boolean;
   /** SGLang /generate streaming output_ids (and text): cumulative (default) or delta. */
   sglangOutputIds?: 'cumulative' | 'delta';
+  /**
+   * SGLang /generate cumulative streams: each intermediate chunk's output_ids
+   * holds up to this many ids beyond its meta_info.completion_tokens, as when
+   * SGLang serialises its live output list after more tokens were appended
+   * (default 0).
+   */
+  outputIdsAhead?: number;
+  /**
+   * vLLM chat streams without return_token_ids: the chunks carrying any of
+   * the first N generated tokens (the last chunk aside) are not sent,
+   * logprobs included, as an older vLLM's reasoning or tool parser
+   * withholds them; usage still counts them (default 0).
+   */
+  parserWithholds?: number;
+  /** vLLM chat chunks: finish_reason (and stop_reason) written after token_ids (default false). */
+  finishAfterTokenIds?: boolean;
+  /** Streams end with `data: [DONE]` (default true; false: the stream just ends after its last chunk). */
+  sseDone?: boolean;
 
   /** Fault rules active from the start. */
   faults?: SimFaultRule[];

@@ -108,6 +108,8 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     expect(j.errors.retries).toBe(sut.endpoints.reduce((a, e) => a + e.retries, 0));
     expect(j.errors.kinds).toEqual(sut.errorKinds);
     expect(j.errors.warnings).toEqual(sut.warnings);
+    expect(j.errors.idMismatch).toEqual({ samples: 0, first: [] });
+    expect(j.errors.idMismatch).toEqual(sut.idMismatch);
     expect(j.endpoints).toHaveLength(2);
     const totalCompleted = sut.endpoints.reduce((a, e) => a + e.completed, 0);
     j.endpoints.forEach((e, i) => {
@@ -271,7 +273,7 @@ describe('custom SUT, Offline (no SUT report, no TTFT)', () => {
     expect(j.endpoints).toEqual([]);
     expect(j.harness).toBeNull();
     expect(j.samples).toBeNull();
-    expect(j.errors).toMatchObject({ failedSamples: 0, retries: 0, kinds: {} });
+    expect(j.errors).toMatchObject({ failedSamples: 0, retries: 0, kinds: {}, idMismatch: { samples: 0, first: [] } });
     expect(j.verdict.status).toBe(r.valid ? 'VALID' : 'INVALID');
   });
 
