@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// Makes the Node-API prebuild that the package ships:
+// prebuilds/<platform>-<arch>/@x+loadgen.<libc>.node (e.g. linux-x64, glibc),
+// built by prebuildify and found at run time by node-gyp-build (lib/core/binding.ts).
+//
+//   node scripts/prebuild.mjs          rebuild only when native/ or binding.gyp
+//                                      is newer than the prebuild (npm test, npm pack)
+//   node scripts/prebuild.mjs --force  always rebuild (npm run build, a release)
+//
+// prebuildify always runs `node-gyp rebuild` in its working directory, which
+// would wipe build/ under tests loading build/Release/loadgen.node; so it
+// works in a staging copy, build-prebuild/, and writes prebuilds/ here.
+//
+// Headers: node-gyp takes them from npm's `nodedir` (npm_config_nodedir) when
+// set; otherwise, when the running Node has its headers beside it
+// (<prefix>/include/node, as in the official tarballs and distro packages),
+// from there. Only when neither exists does node-gyp download them.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { arch, platform } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const force = process.argv.includes('--force');
+const SOURCE_DIRS = ['native/engine', 'native/sse', 'native/addon'];
+const outDir = join(root, 'prebuilds', `${platform()}-${arch()}`);
+const stage = join(root, 'build-prebuild');
+
+/** Newest modification time under `path` (a file or a directory tree). */
+function newest(path) {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let t = 0;
+  for (const name of readdirSync(path)) t = Math.max(t, newest(join(path, name)));
+  return t;
+}
+
+function prebuildTime() {
+  if (!existsSync(outDir)) return 0;
+  const files = readdirSync(outDir).filter((f) => f.endsWith('.node'));
+  return files.length === 0 ? 0 : Math.min(...files.map((f) => statSync(join(outDir, f)).mtimeMs));
+}
+
+const inputs = [...SOURCE_DIRS, 'binding.gyp', 'scripts/prebuild.mjs'].map((p) => join(root, p));
+if (!force && prebuildTime() > Math.max(...inputs.map(newest))) {
+  console.log(`prebuild: ${outDir} is up to date`);
+  process.exit(0);
+}
+
+// The staging copy: binding.gyp and the sources it lists (never native/tests).
+rmSync(stage, { recursive: true, force: true });
+mkdirSync(stage, { recursive: true });
+cpSync(join(root, 'binding.gyp'), join(stage, 'binding.gyp'));
+for (const dir of SOURCE_DIRS) cpSync(join(root, dir), join(stage, dir), { recursive: true });
+
+const env = { ...process.env };
+const localHeaders = join(dirname(dirname(process.execPath)), 'include', 'node');
+if (!env.npm_config_nodedir && existsSync(join(localHeaders, 'node_api.h'))) {
+  env.npm_config_nodedir = dirname(dirname(localHeaders));
+}
+// node-gyp compiles with one job unless told.
+env.JOBS ??= 'max';
+
+// A stale prebuild (e.g. one of another libc) must not be shipped beside the new one.
+rmSync(outDir, { recursive: true, force: true });
+
+const requireHere = createRequire(import.meta.url);
+
+/** node-gyp's script: the project's, else npm's own (as npm scripts use), else `node-gyp` on PATH. */
+function nodeGyp() {
+  try {
+    return requireHere.resolve('node-gyp/bin/node-gyp.js');
+  } catch {
+    // Not a dependency: npm's copy below.
+  }
+  const npmCli = env.npm_execpath ?? join(dirname(dirname(process.execPath)), 'lib/node_modules/npm/bin/npm-cli.js');
+  const bundled = join(dirname(dirname(npmCli)), 'node_modules/node-gyp/bin/node-gyp.js');
+  return existsSync(bundled) ? bundled : 'node-gyp';
+}
+
+const prebuildify = requireHere.resolve('prebuildify/bin.js');
+const args = [
+  prebuildify,
+  '--napi',
+  '--strip',
+  // The libc tag in the name (….glibc.node / ….musl.node): node-gyp-build
+  // then never loads a glibc binary on musl (Alpine), and falls back to a build.
+  '--tag-libc',
+  // Built against the running Node's headers; Node-API keeps it loadable by
+  // every later Node.
+  `--target=node@${process.versions.node}`,
+  '--name=@x/loadgen',
+  `--node-gyp=${nodeGyp()}`,
+  `--cwd=${stage}`,
+  `--out=${root}`,
+];
+console.log(
+  `prebuild: prebuildify in ${stage} (nodedir ${env.npm_config_nodedir ?? 'not set: node-gyp may download headers'})`,
+);
+const r = spawnSync(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
+if (r.status !== 0) {
+  console.error(`prebuild: prebuildify failed (exit ${r.status ?? r.signal})`);
+  process.exit(1);
+}
+const made = readdirSync(outDir).filter((f) => f.endsWith('.node'));
+console.log(`prebuild: ${made.map((f) => join('prebuilds', `${platform()}-${arch()}`, f)).join(', ')}`);
