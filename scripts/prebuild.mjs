@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Makes the Node-API prebuild that the package ships:
-// prebuilds/<platform>-<arch>/@x+loadgen.<libc>.node (e.g. linux-x64, glibc),
-// built by prebuildify and found at run time by node-gyp-build (lib/core/binding.ts).
+// prebuilds/<platform>-<arch>/@x+loadgen[.<libc>].node (linux-x64:
+// @x+loadgen.glibc.node), built by prebuildify for the machine it runs on and
+// found at run time by node-gyp-build (lib/core/binding.ts). docs/install.md
+// says how a release adds other platforms.
 //
 //   node scripts/prebuild.mjs          rebuild only when native/ or binding.gyp
-//                                      is newer than the prebuild (npm test, npm pack)
-//   node scripts/prebuild.mjs --force  always rebuild (npm run build, a release)
+//                                      is newer than the prebuild (npm run build, npm test, npm pack)
+//   node scripts/prebuild.mjs --force  always rebuild (a release: docs/install.md)
 //
 // prebuildify always runs `node-gyp rebuild` in its working directory, which
 // would wipe build/ under tests loading build/Release/loadgen.node; so it
@@ -20,8 +22,9 @@ import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'no
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const force = process.argv.includes('--force');
 const SOURCE_DIRS = ['native/engine', 'native/sse', 'native/addon'];
 const outDir = join(root, 'prebuilds', `${platform()}-${arch()}`);
@@ -84,9 +87,9 @@ const args = [
   prebuildify,
   '--napi',
   '--strip',
-  // The libc tag in the name (….glibc.node / ….musl.node): node-gyp-build
-  // then never loads a glibc binary on musl (Alpine), and falls back to a build.
-  '--tag-libc',
+  // On Linux the libc goes in the name (….glibc.node / ….musl.node), so that
+  // node-gyp-build never picks a glibc binary on musl (Alpine) or the reverse.
+  ...(platform() === 'linux' ? ['--tag-libc'] : []),
   // Built against the running Node's headers; Node-API keeps it loadable by
   // every later Node.
   `--target=node@${process.versions.node}`,

@@ -67,8 +67,8 @@ function load(): NativeBinding {
     const detail = err instanceof Error ? err.message : String(err);
     throw new Error(
       `${PACKAGE_NAME}: could not load the native addon from ${override ?? packageRoot} ` +
-        '(no prebuild for this platform and no build: `npm rebuild @x/loadgen` compiles it, which needs a ' +
-        'C++17 compiler and Python 3, see docs/install.md; in a clone, `npm run build:native`): ' +
+        '(no prebuild for this platform and no build: `npm rebuild @x/loadgen --ignore-scripts=false` compiles ' +
+        'it, which needs a C++17 compiler and Python 3, see docs/install.md; in a clone, `npm run build:native`): ' +
         detail,
       { cause: err },
     );

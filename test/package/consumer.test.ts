@@ -31,7 +31,7 @@ const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
 const TUPLE = `${platform()}-${arch()}`;
 const LIBC = existsSync('/etc/alpine-release') ? 'musl' : 'glibc';
 /** Where the prebuild for this machine sits, in the repository and in the tarball. */
-const PREBUILD = `prebuilds/${TUPLE}/${PKG.name.replace('/', '+')}.${LIBC}.node`;
+const PREBUILD = `prebuilds/${TUPLE}/${PKG.name.replace('/', '+')}${platform() === 'linux' ? `.${LIBC}` : ''}.node`;
 /** Links in the shipped Markdown that point into the repository, not the package. */
 const REPO_ONLY = ['CONTRIBUTING.md', 'bench/', 'examples/'];
 /** Every child gets a deadline: an install that hangs fails the test instead. */
