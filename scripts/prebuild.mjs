@@ -28,6 +28,12 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const force = process.argv.includes('--force');
 const SOURCE_DIRS = ['native/engine', 'native/sse', 'native/addon'];
 const outDir = join(root, 'prebuilds', `${platform()}-${arch()}`);
+// On Linux the libc goes in the name (….glibc.node / ….musl.node), so that
+// node-gyp-build never picks a glibc binary on musl (Alpine) or the reverse;
+// both can then sit in prebuilds/linux-x64/ (a release gathers them there).
+const libc = platform() === 'linux' ? (existsSync('/etc/alpine-release') ? 'musl' : 'glibc') : null;
+/** The file this machine makes; other files in outDir (another libc's) are left alone. */
+const target = join(outDir, `@x+loadgen${libc ? `.${libc}` : ''}.node`);
 const stage = join(root, 'build-prebuild');
 
 /** Newest modification time under `path` (a file or a directory tree). */
@@ -39,15 +45,9 @@ function newest(path) {
   return t;
 }
 
-function prebuildTime() {
-  if (!existsSync(outDir)) return 0;
-  const files = readdirSync(outDir).filter((f) => f.endsWith('.node'));
-  return files.length === 0 ? 0 : Math.min(...files.map((f) => statSync(join(outDir, f)).mtimeMs));
-}
-
 const inputs = [...SOURCE_DIRS, 'binding.gyp', 'scripts/prebuild.mjs'].map((p) => join(root, p));
-if (!force && prebuildTime() > Math.max(...inputs.map(newest))) {
-  console.log(`prebuild: ${outDir} is up to date`);
+if (!force && existsSync(target) && statSync(target).mtimeMs > Math.max(...inputs.map(newest))) {
+  console.log(`prebuild: ${target} is up to date`);
   process.exit(0);
 }
 
@@ -65,8 +65,8 @@ if (!env.npm_config_nodedir && existsSync(join(localHeaders, 'node_api.h'))) {
 // node-gyp compiles with one job unless told.
 env.JOBS ??= 'max';
 
-// A stale prebuild (e.g. one of another libc) must not be shipped beside the new one.
-rmSync(outDir, { recursive: true, force: true });
+// A failed build must not leave the old binary to be shipped.
+rmSync(target, { force: true });
 
 const requireHere = createRequire(import.meta.url);
 
@@ -87,9 +87,7 @@ const args = [
   prebuildify,
   '--napi',
   '--strip',
-  // On Linux the libc goes in the name (….glibc.node / ….musl.node), so that
-  // node-gyp-build never picks a glibc binary on musl (Alpine) or the reverse.
-  ...(platform() === 'linux' ? ['--tag-libc'] : []),
+  ...(libc ? ['--tag-libc', `--libc=${libc}`] : []),
   // Built against the running Node's headers; Node-API keeps it loadable by
   // every later Node.
   `--target=node@${process.versions.node}`,
@@ -106,5 +104,8 @@ if (r.status !== 0) {
   console.error(`prebuild: prebuildify failed (exit ${r.status ?? r.signal})`);
   process.exit(1);
 }
-const made = readdirSync(outDir).filter((f) => f.endsWith('.node'));
-console.log(`prebuild: ${made.map((f) => join('prebuilds', `${platform()}-${arch()}`, f)).join(', ')}`);
+if (!existsSync(target)) {
+  console.error(`prebuild: prebuildify succeeded but made no ${target}`);
+  process.exit(1);
+}
+console.log(`prebuild: ${target}`);
