@@ -235,11 +235,12 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     expect(html).not.toContain('no time series recorded');
   });
 
-  test('writeRunOutputs writes the three files atomically next to the logs', async () => {
+  test('writeRunOutputs writes its files atomically next to the logs', async () => {
     const { files } = await writeRunOutputs(rec);
     expect(files.map((f) => f.slice(rec.outdir.length + 1))).toEqual([
       'results.json',
       'result_summary.json',
+      'config.yaml',
       'report.html',
     ]);
     for (const f of files) expect(existsSync(f)).toBe(true);
