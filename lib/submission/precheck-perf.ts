@@ -80,8 +80,14 @@ export function checkPerformanceLog(path: string, c: PerfContext): Problem[] {
   }
   // Latency: early stopping where it applies, else the p99 bound of the scenario folder.
   if (usesEarlyStopping(scenario)) {
-    if (log.value('early_stopping_met') !== true)
-      p(`early stopping condition not met: ${String(log.value('early_stopping_result') ?? '').trim() || 'no result'}`);
+    if (log.value('early_stopping_met') !== true) {
+      // Token-latency runs log their reasons under the TTFT and TPOT keys instead.
+      const why = ['early_stopping_result', 'early_stopping_ttft_result', 'early_stopping_tpot_result']
+        .map((k) => String(log.value(k) ?? '').trim())
+        .filter((t) => t !== '')
+        .join(' ');
+      p(`early stopping condition not met: ${why || 'no reason logged'}`);
+    }
     const target = rules?.latencyConstraintNs[scenario as 'Server'];
     const used = log.num('effective_target_latency_ns');
     if (target && used !== undefined && used > target)
