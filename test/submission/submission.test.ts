@@ -12,10 +12,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 
 import { runSubmission } from '../../lib/cli/submission-command.js';
+import { runBenchmark } from '../../lib/run/run-benchmark.js';
 import { readInputs } from '../../lib/submission/inputs.js';
 import { buildSubmission } from '../../lib/submission/layout.js';
 import { precheckSubmission } from '../../lib/submission/precheck.js';
-import { fillSubmitterParts, shortRuns, type Runs } from './helpers.js';
+import { fillSubmitterParts, referencedDataset, shortRuns, type Runs } from './helpers.js';
 
 let runs: Runs;
 
@@ -151,6 +152,33 @@ describe('loadgen submission (LoadGen format)', () => {
     stdout.length = 0;
     expect(await runSubmission([], { check: out }, io)).toBe(1);
     expect(stdout.join('')).toMatch(/over 1 scenario folder\(s\): \d+ problem\(s\)/);
+  });
+});
+
+describe('scoring an unscored accuracy run', () => {
+  it('--dataset and --tokenizer score it as loadgen accuracy does, for accuracy.txt', async () => {
+    const accDir = join(runs.dir, 'acc-unscored');
+    await runBenchmark({
+      scenario: 'Offline',
+      benchmark: 'llama3_1-8b',
+      mode: 'AccuracyOnly',
+      dataset: referencedDataset(16),
+      workers: 0,
+      outdir: accDir,
+      log: () => {},
+    });
+    expect(existsSync(join(accDir, 'accuracy.json'))).toBe(false);
+    const data = join(runs.dir, 'refs.json');
+    const ds = referencedDataset(16);
+    writeFileSync(data, JSON.stringify(Array.from({ length: 16 }, (_, i) => ({ output: ds.prompt(i).reference }))));
+    const io = { stdout: () => {}, stderr: () => {} };
+    const unscored = join(runs.dir, 'tree-unscored');
+    expect(await runSubmission([runs.perfDir, accDir], { org: 'Acme', system: 'sim1', out: unscored }, io)).toBe(1);
+    expect(existsSync(join(unscored, SCEN, 'accuracy/accuracy.txt'))).toBe(false);
+    const out = join(runs.dir, 'tree-scored');
+    const flags = { org: 'Acme', system: 'sim1', out, dataset: data, tokenizer: runs.tokenizer };
+    expect(await runSubmission([runs.perfDir, accDir], flags, io)).toBe(1);
+    expect(readFileSync(join(out, SCEN, 'accuracy/accuracy.txt'), 'utf8')).toMatch(/^\{'rouge1': 100, /m);
   });
 });
 
