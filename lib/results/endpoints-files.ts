@@ -34,6 +34,9 @@ function loadPattern(record: RunRecord): Record<string, unknown> {
   const s = record.settings;
   switch (r.scenario) {
     case 'Server':
+      // Our closed loop is endpoints' concurrency pattern (neither is an MLPerf scenario).
+      if (positive(s.closedLoopConcurrency) !== null)
+        return { type: 'concurrency', target_concurrency: positive(s.closedLoopConcurrency) };
       return {
         type: 'poisson',
         target_qps: positive(s.serverTargetQps) ?? positive(r.effective.targetQps),
