@@ -3,7 +3,7 @@
 // query (the checker reads them from the log's effective_* values, which the
 // run's settings decide). What only the run can tell (latencies, early
 // stopping) is not judged here.
-import type { TestSettings } from '../core/settings.js';
+import { nonMlperfIssuePolicy, type TestSettings } from '../core/settings.js';
 import {
   CHECKER_BENCHMARKS,
   CHECKER_MIN_DURATION_MS,
@@ -29,6 +29,13 @@ export function preflightMlperf(
   const { benchmark, scenario: folder } = checkerBenchmark(model, scenario);
   const rules = CHECKER_BENCHMARKS[benchmark];
   const division = o.division ?? 'closed';
+  // Our issue policies beyond MLPerf's: the checker would see a Server run, but its schedule is not MLPerf's.
+  const policy = nonMlperfIssuePolicy(settings);
+  if (policy)
+    out.push({
+      setting: 'closedLoopConcurrency',
+      message: `the issue policy is ${policy}: not an MLPerf scenario, its results cannot be submitted`,
+    });
   if (settings.minDurationMs < CHECKER_MIN_DURATION_MS)
     out.push({
       setting: 'minDurationMs',

@@ -47,6 +47,14 @@ describe('preflightMlperf', () => {
     ]);
   });
 
+  it('a non-MLPerf issue policy (closed loop, burstiness) is named: its results cannot be submitted', () => {
+    const s = loadSettings({ model: 'llama3_1-8b', scenario: 'Server' });
+    expect(preflightMlperf('llama3_1-8b', { ...s, closedLoopConcurrency: 16 }).map((f) => f.message)).toEqual([
+      'the issue policy is closed loop, concurrency 16: not an MLPerf scenario, its results cannot be submitted',
+    ]);
+    expect(preflightMlperf('llama3_1-8b', { ...s, serverBurstiness: 0.5 })).toHaveLength(1);
+  });
+
   it('Offline samples per query count the expected QPS over the minimum duration, as LoadGen sizes the query', () => {
     const s = loadSettings({ model: 'llama3_1-8b', scenario: 'Offline' });
     // 1.1 x 600 s x 25 QPS = 16500 samples, above the 13368 needed, whatever min_query_count says.
