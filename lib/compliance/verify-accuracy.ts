@@ -105,8 +105,7 @@ export async function verifyTest01Accuracy(
       matched++;
       const a = firstValue(e.data, dtype);
       const b = firstValue(had, dtype);
-      const same = a === null || b === null ? a === b : a === b;
-      if (!same) {
+      if (a !== b) {
         mismatched++;
         if (examples.length < 5) examples.push(`qsl_idx ${e.qsl_idx}: audit ${String(a)}, accuracy run ${String(b)}`);
       }

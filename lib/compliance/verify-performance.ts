@@ -185,7 +185,7 @@ export function verifyTest04Performance(
   lines.push(`Scenario: ${ref.scenario ?? 'unknown'}`);
   lines.push(`Reference score: ${ref.score ?? 'n/a'}`);
   lines.push(`Audit score: ${got.score ?? 'n/a'}`);
-  lines.push(`Most the audit run may be faster: ${threshold * 100}%`);
+  lines.push(`Allowed speed-up of the audit run: ${threshold * 100}%`);
   if (ref.score !== null && got.score !== null && reasons.length === 0) {
     const limit = ref.score * (1 + threshold);
     if (!(got.score < limit))

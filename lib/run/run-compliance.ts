@@ -28,6 +28,7 @@ import {
 import { verifyTest01Performance, verifyTest04Performance } from '../compliance/verify-performance.js';
 import { UsageError } from '../core/errors.js';
 import { openDataset } from '../dataset/open.js';
+import { parseDetailText } from '../report/read-logs.js';
 import { DATASET_PRESETS, presetKey } from '../dataset/presets.js';
 import type { Dataset } from '../dataset/types.js';
 import type { RunRecord } from '../results/run-record.js';
@@ -229,6 +230,9 @@ export async function runCompliance(o: RunComplianceOptions): Promise<Compliance
   if (audit.result.aborted) reasons.push(`the audit run was aborted (${audit.result.abortReason ?? 'unknown reason'})`);
   const detailText = readFileSync(join(auditDir, 'mlperf_log_detail.txt'), 'utf8');
   if (!detailText.includes(AUDIT_FOUND)) reasons.push('the audit run did not read its audit.config');
+  // A file the engine cannot parse is not applied at all: the run was an ordinary one.
+  for (const e of parseDetailText(detailText, join(auditDir, 'mlperf_log_detail.txt')).entries)
+    if (e.key === 'error_invalid_config') reasons.push(`audit.config not applied: ${String(e.value)}`);
   const auditLog = join(auditDir, 'mlperf_log_accuracy.json');
   const texts: ComplianceTexts = {};
   const scenario = audit.result.scenario;
