@@ -147,13 +147,22 @@ export function registerComplianceCommand(
       "run an MLPerf compliance test: the audit run with the test's audit.config, the reference runs it needs, the verification, and the files the submission checker reads",
     );
   return addRunFlags(cmd)
-    .option('--audit-config <file>', "an audit.config instead of the built-in one of the test and --benchmark")
-    .option('--reference-run <dir>', 'TEST01/TEST04: a prior performance run (loadgen run directory) instead of running one')
+    .option('--audit-config <file>', 'an audit.config instead of the built-in one of the test and --benchmark')
+    .option(
+      '--reference-run <dir>',
+      'TEST01/TEST04: a prior performance run (loadgen run directory) instead of running one',
+    )
     .option('--accuracy-run <dir>', 'TEST01: a prior accuracy run (loadgen run directory) instead of running one')
-    .option('--dtype <type>', 'TEST01: compare responses as byte (default) | int32 | int64 | float32; TEST06: decode ids as int32 (default) | int64 | int16 | float32')
+    .option(
+      '--dtype <type>',
+      'TEST01: compare responses as byte (default) | int32 | int64 | float32; TEST06: decode ids as int32 (default) | int64 | int16 | float32',
+    )
     .option('--eos-token-id <id>', "TEST06: the EOS id (default: the benchmark's, else 2)")
-    .option('--accuracy-threshold <x>', "TEST07: the score to reach (default: the audit.config's test07_accuracy_threshold)")
-    .option('--score-metric <name>', 'TEST07: the metric compared (default exact_match, else the benchmark\'s first)')
+    .option(
+      '--accuracy-threshold <x>',
+      "TEST07: the score to reach (default: the audit.config's test07_accuracy_threshold)",
+    )
+    .option('--score-metric <name>', "TEST07: the metric compared (default exact_match, else the benchmark's first)")
     .option('--min-output-tokens <n>', "TEST09: lowest mean output length (default: the audit.config's)")
     .option('--max-output-tokens <n>', "TEST09: highest mean output length (default: the audit.config's)")
     .addHelpText(

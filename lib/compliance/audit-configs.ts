@@ -123,7 +123,9 @@ export function parseComplianceTest(text: string): RunnableComplianceTest {
   const name = /^\d+$/.test(t) ? `TEST${t.padStart(2, '0')}` : t;
   if (isComplianceTestName(name) && name !== 'TEST08') return name;
   if (name === 'TEST08')
-    throw new UsageError('TEST08 is the dlrm-v3 streaming test; loadgen compliance runs TEST01, TEST04, TEST06, TEST07 and TEST09');
+    throw new UsageError(
+      'TEST08 is the dlrm-v3 streaming test; loadgen compliance runs TEST01, TEST04, TEST06, TEST07 and TEST09',
+    );
   throw new UsageError(
     `unknown compliance test ${JSON.stringify(text)}: expected one of ${RUNNABLE_COMPLIANCE_TESTS.join(', ')}`,
   );
@@ -201,7 +203,12 @@ export function readAuditThresholds(text: string): AuditThresholds {
     if (eq < 0) continue;
     const parts = line.slice(0, eq).trim().split('.');
     if (parts.length < 3) continue;
-    const value = Number(line.slice(eq + 1).split('#')[0]!.trim());
+    const value = Number(
+      line
+        .slice(eq + 1)
+        .split('#')[0]!
+        .trim(),
+    );
     if (!Number.isFinite(value)) continue;
     const name = parts[parts.length - 1];
     if (name === 'test07_accuracy_threshold') out.test07AccuracyThreshold = value;

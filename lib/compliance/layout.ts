@@ -20,12 +20,7 @@ export interface ComplianceTexts {
 }
 
 const COPIES_ACCURACY_LOG: ReadonlySet<RunnableComplianceTest> = new Set(['TEST01', 'TEST06', 'TEST07', 'TEST09']);
-const COPIES_PERFORMANCE_LOGS: ReadonlySet<RunnableComplianceTest> = new Set([
-  'TEST01',
-  'TEST04',
-  'TEST07',
-  'TEST09',
-]);
+const COPIES_PERFORMANCE_LOGS: ReadonlySet<RunnableComplianceTest> = new Set(['TEST01', 'TEST04', 'TEST07', 'TEST09']);
 
 /**
  * Writes <dir>/<test>/ afresh from the audit run's directory and the

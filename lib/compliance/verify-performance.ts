@@ -116,7 +116,9 @@ export function verifyTest01Performance(
   if (ref.scenario !== got.scenario)
     reasons.push(`scenarios differ: reference ${ref.scenario ?? '?'}, audit ${got.scenario ?? '?'}`);
   else if (ref.scenario === 'Server' && ref.targetLatencyNs !== got.targetLatencyNs)
-    reasons.push(`Server target latencies differ: ${ref.targetLatencyNs ?? '?'} ns and ${got.targetLatencyNs ?? '?'} ns`);
+    reasons.push(
+      `Server target latencies differ: ${ref.targetLatencyNs ?? '?'} ns and ${got.targetLatencyNs ?? '?'} ns`,
+    );
   const threshold = toleranceFor(ref.scenario, ref.score ?? 0);
   lines.push(`Scenario: ${ref.scenario ?? 'unknown'}`);
   lines.push(`Reference score: ${ref.score ?? 'n/a'}`);
@@ -180,7 +182,9 @@ export function verifyTest04Performance(
   if (ref.scenario !== got.scenario)
     reasons.push(`scenarios differ: reference ${ref.scenario ?? '?'}, audit ${got.scenario ?? '?'}`);
   else if (ref.scenario === 'Server' && ref.targetLatencyNs !== got.targetLatencyNs)
-    reasons.push(`Server target latencies differ: ${ref.targetLatencyNs ?? '?'} ns and ${got.targetLatencyNs ?? '?'} ns`);
+    reasons.push(
+      `Server target latencies differ: ${ref.targetLatencyNs ?? '?'} ns and ${got.targetLatencyNs ?? '?'} ns`,
+    );
   const threshold = toleranceFor(ref.scenario, ref.score ?? 0);
   lines.push(`Scenario: ${ref.scenario ?? 'unknown'}`);
   lines.push(`Reference score: ${ref.score ?? 'n/a'}`);

@@ -102,8 +102,7 @@ async function datasetForScoring(run: RunBenchmarkOptions): Promise<Dataset> {
     throw new UsageError('TEST07 scores the outputs against references: give --dataset with a reference column');
   const { path, ...rest } = d;
   const preset =
-    rest.preset ??
-    (run.benchmark && DATASET_PRESETS[presetKey(run.benchmark)] ? presetKey(run.benchmark) : undefined);
+    rest.preset ?? (run.benchmark && DATASET_PRESETS[presetKey(run.benchmark)] ? presetKey(run.benchmark) : undefined);
   return openDataset(path, { ...rest, ...(preset ? { preset } : {}) });
 }
 
@@ -153,7 +152,9 @@ export async function runCompliance(o: RunComplianceOptions): Promise<Compliance
   const maxOut = o.maxOutputTokens ?? thresholds.test09MaxOutputTokens;
   if (test === 'TEST07') {
     if (accuracyThreshold === undefined)
-      throw new UsageError('TEST07 needs an accuracy threshold: test07_accuracy_threshold in the audit.config, or --accuracy-threshold');
+      throw new UsageError(
+        'TEST07 needs an accuracy threshold: test07_accuracy_threshold in the audit.config, or --accuracy-threshold',
+      );
     if (o.tokenizer === undefined) throw new UsageError('TEST07 scores the outputs: give --tokenizer tokenizer.json');
   }
   if (test === 'TEST09' && (minOut === undefined || maxOut === undefined))
@@ -284,7 +285,8 @@ export async function runCompliance(o: RunComplianceOptions): Promise<Compliance
     });
     const metric =
       o.scoreMetric ?? (report.metrics.exact_match !== undefined ? 'exact_match' : report.verdicts[0]?.metric);
-    if (metric === undefined) throw new UsageError('TEST07: the scoring gave no metric to compare; give --score-metric');
+    if (metric === undefined)
+      throw new UsageError('TEST07: the scoring gave no metric to compare; give --score-metric');
     const v = verifyTest07Score(metric, report.metrics[metric], accuracyThreshold!, formatAccuracyReport(report));
     texts.verifyAccuracy = v.text;
     reasons.push(...v.reasons);
