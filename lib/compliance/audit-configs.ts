@@ -102,12 +102,15 @@ const TEST09_BY_BENCHMARK: Readonly<Record<string, Entries>> = {
 
 /**
  * The names the submission checker may give a benchmark of ours (the
- * mlperf.conf key): llama3_1 is spelled llama3.1, resnet50 resnet, and the
- * accuracy variants (-99, -99.9, -95) are separate entries there.
+ * mlperf.conf key): llama3_1 is spelled llama3.1, resnet50 resnet, the
+ * accuracy variants (-99, -99.9, -95) are separate entries there, and a
+ * key's -interactive form is, since v6.1, the base model's Interactive
+ * scenario.
  */
 export function checkerModelNames(benchmark: string): string[] {
   const base = benchmark.replace(/^llama3_1/, 'llama3.1').replace(/^resnet50$/, 'resnet');
-  return [base, `${base}-99`, `${base}-99.9`, `${base}-95`];
+  const bases = base.endsWith('-interactive') ? [base, base.slice(0, -'-interactive'.length)] : [base];
+  return bases.flatMap((b) => [b, `${b}-99`, `${b}-99.9`, `${b}-95`]);
 }
 
 /** The compliance tests the v6.1 checker requires for one of our benchmark keys (in test order). */

@@ -65,6 +65,9 @@ describe('which tests a benchmark needs', () => {
     expect(complianceTestsFor('llama3_1-8b')).toEqual(['TEST06']);
     expect(complianceTestsFor('llama2-70b')).toEqual(['TEST06']);
     expect(complianceTestsFor('gpt-oss-120b')).toEqual(['TEST07', 'TEST09']);
+    // Interactive is a scenario of the base model for the v6.1 checker.
+    expect(complianceTestsFor('gpt-oss-120b-interactive')).toEqual(['TEST07', 'TEST09']);
+    expect(complianceTestsFor('deepseek-r1-interactive')).toEqual(['TEST06']);
     expect(complianceTestsFor('resnet50')).toEqual(['TEST01', 'TEST04']);
     expect(complianceTestsFor('bert')).toEqual(['TEST01']);
     expect(complianceTestsFor('mixtral-8x7b')).toEqual([]);
