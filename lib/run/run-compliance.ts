@@ -32,6 +32,7 @@ import { parseDetailText } from '../report/read-logs.js';
 import { DATASET_PRESETS, presetKey } from '../dataset/presets.js';
 import type { Dataset } from '../dataset/types.js';
 import type { RunRecord } from '../results/run-record.js';
+import { runStatusOf } from '../results/run-status.js';
 import { checkOutputDir } from './output-dir.js';
 import { runBenchmark } from './run-benchmark.js';
 import type { RunBenchmarkOptions } from './run-options.js';
@@ -104,6 +105,26 @@ async function datasetForScoring(run: RunBenchmarkOptions): Promise<Dataset> {
   const preset =
     rest.preset ?? (run.benchmark && DATASET_PRESETS[presetKey(run.benchmark)] ? presetKey(run.benchmark) : undefined);
   return openDataset(path, { ...rest, ...(preset ? { preset } : {}) });
+}
+
+/** The outcome of a test whose runs were stopped: FAIL, nothing written for the submission. */
+function stopped(
+  o: RunComplianceOptions,
+  reason: string,
+  auditConfigSource: string,
+  runs: Partial<ComplianceOutcome['runs']>,
+  records: Partial<ComplianceOutcome['records']>,
+): ComplianceOutcome {
+  return {
+    test: o.test,
+    pass: false,
+    reasons: [reason],
+    dir: join(resolve(o.run.outdir), o.test),
+    files: [],
+    auditConfigSource,
+    runs: { audit: join(resolve(o.run.outdir), 'runs', o.test), ...runs },
+    records: records as ComplianceOutcome['records'],
+  };
 }
 
 /** Runs one compliance test; resolves with its verdict (usage errors throw before anything runs). */
@@ -218,6 +239,21 @@ export async function runCompliance(o: RunComplianceOptions): Promise<Compliance
     accLog = join(dir, 'mlperf_log_accuracy.json');
   } else if (refAccDir !== undefined) runs.accuracy = refAccDir;
 
+  // A reference run that was stopped leaves nothing to compare with.
+  for (const [what, rec] of [
+    ['reference performance', records.performance],
+    ['accuracy', records.accuracy],
+  ] as const) {
+    if (rec?.result.aborted)
+      return stopped(
+        o,
+        `the ${what} run was aborted (${rec.result.abortReason ?? 'unknown reason'})`,
+        auditSource,
+        runs,
+        records,
+      );
+  }
+
   const auditDir = join(runsDir, test);
   mkdirSync(auditDir, { recursive: true });
   const auditPath = join(auditDir, 'audit.config');
@@ -227,13 +263,31 @@ export async function runCompliance(o: RunComplianceOptions): Promise<Compliance
   records.audit = audit;
   runs.audit = auditDir;
 
+  if (audit.result.aborted)
+    return stopped(
+      o,
+      `the audit run was aborted (${audit.result.abortReason ?? 'unknown reason'})`,
+      auditSource,
+      runs,
+      records,
+    );
   const reasons: string[] = [];
-  if (audit.result.aborted) reasons.push(`the audit run was aborted (${audit.result.abortReason ?? 'unknown reason'})`);
   const detailText = readFileSync(join(auditDir, 'mlperf_log_detail.txt'), 'utf8');
   if (!detailText.includes(AUDIT_FOUND)) reasons.push('the audit run did not read its audit.config');
   // A file the engine cannot parse is not applied at all: the run was an ordinary one.
   for (const e of parseDetailText(detailText, join(auditDir, 'mlperf_log_detail.txt')).entries)
     if (e.key === 'error_invalid_config') reasons.push(`audit.config not applied: ${String(e.value)}`);
+  // Failed samples log empty outputs, which some checks would let through.
+  const configFailed = reasons.length > 0;
+  for (const [what, rec] of [
+    ['reference performance', records.performance],
+    ['accuracy', records.accuracy],
+    ['audit', audit],
+  ] as const) {
+    const st = rec ? runStatusOf(rec) : null;
+    if (!st || st.status === 'OK' || (st.status === 'ERRORS' && what === 'audit' && configFailed)) continue;
+    reasons.push(`the ${what} run: ${st.message}`);
+  }
   const auditLog = join(auditDir, 'mlperf_log_accuracy.json');
   const texts: ComplianceTexts = {};
   const scenario = audit.result.scenario;

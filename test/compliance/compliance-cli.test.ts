@@ -101,6 +101,36 @@ describe('loadgen compliance against the simulator', () => {
     expect(text).toContain('TEST06 verification failed');
   });
 
+  test('TEST06 fails when samples failed, whatever the checks say of their empty outputs', async () => {
+    const out = join(dir, 't06-errors');
+    const cfg = writeText(
+      dir,
+      'errors.json',
+      JSON.stringify({
+        simulator: { faults: [{ kind: 'status', status: 500, match: { path: '/v1/completions', every: 2 } }] },
+      }),
+    );
+    const r = await runCli(cli, [
+      'compliance',
+      'TEST06',
+      '-c',
+      cfg,
+      '--retries',
+      '0',
+      '--scenario',
+      'Server',
+      '--target-qps',
+      '50',
+      '--synthetic-samples',
+      '64',
+      '--output-dir',
+      out,
+    ]);
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stdout).toMatch(/^TEST06: FAIL/);
+    expect(r.stdout).toMatch(/reason: the audit run: \d+ of 100 samples failed/);
+  });
+
   test('TEST04 runs the reference performance run, then the same-sample audit run, and passes', async () => {
     const out = join(dir, 't04');
     const r = await runCli(cli, ['compliance', 'TEST04', '-c', STEADY(), ...OFFLINE, '--output-dir', out]);
