@@ -11,6 +11,7 @@ import type { ComplianceOutcome, RunComplianceOptions } from '../run/run-complia
 import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
 import { reportError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
+import { createProgressPrinter } from './progress.js';
 import { planRun, registerRunSecrets } from './run-command.js';
 import { addRunFlags } from './run-flags.js';
 
@@ -112,26 +113,36 @@ export async function complianceCommand(
   argv: readonly string[],
 ): Promise<ExitCode> {
   const stderr = process.stderr;
+  const progress = createProgressPrinter(stderr);
   try {
     const flags: ComplianceFlags =
       cliFlags.config !== undefined ? { ...mergeFlags(readConfigFile(cliFlags.config), cliFlags) } : cliFlags;
     registerRunSecrets(flags);
     const plan = planCompliance(testName, flags, argv);
     const quiet = plan.quiet;
+    const say = (m: string): void => {
+      if (quiet) return;
+      progress.done();
+      stderr.write(`${m}\n`);
+    };
     const { runCompliance } = await import('../run/run-compliance.js');
     const outcome = await runCompliance({
       ...plan.options,
-      run: { ...plan.options.run, log: (m) => (quiet ? undefined : stderr.write(`${m}\n`)) },
-      log: (m) => {
-        if (!quiet) stderr.write(`${m}\n`);
+      run: {
+        ...plan.options.run,
+        log: say,
+        onProgress: quiet ? undefined : (p) => progress.update(p),
       },
+      log: say,
     });
+    progress.done();
     if (plan.json) {
       const { records: _records, ...rest } = outcome;
       process.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
     } else process.stdout.write(formatCompliance(outcome));
     return outcome.pass ? ExitCode.Valid : ExitCode.Invalid;
   } catch (err) {
+    progress.done();
     return reportError('compliance', err, stderr);
   }
 }

@@ -239,11 +239,18 @@ describe('loadgen compliance against the simulator', () => {
       '40',
       '--max-output-tokens',
       '50',
+      '--json',
       '--output-dir',
       join(dir, 't09-low'),
     ]);
     expect(low.code, explain(low)).toBe(1);
-    expect(low.stdout).toContain('reason: mean output length 32.00 tokens is below 40');
+    const outcome = JSON.parse(low.stdout) as { test: string; pass: boolean; reasons: string[]; files: string[] };
+    expect(outcome).toMatchObject({
+      test: 'TEST09',
+      pass: false,
+      reasons: ['mean output length 32.00 tokens is below 40'],
+    });
+    expect(outcome.files.some((f) => f.endsWith('verify_output_len.txt'))).toBe(true);
   });
 
   test('TEST07 scores the audit run against the dataset references and passes above the threshold', async () => {
