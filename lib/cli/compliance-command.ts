@@ -140,7 +140,12 @@ export async function complianceCommand(
       const { records: _records, ...rest } = outcome;
       process.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
     } else process.stdout.write(formatCompliance(outcome));
-    return outcome.pass ? ExitCode.Valid : ExitCode.Invalid;
+    if (outcome.pass) return ExitCode.Valid;
+    // Ctrl-C ended a run (startTest wrote its logs): say so, not FAIL.
+    const interrupted = Object.values(outcome.records).some(
+      (r) => r?.result.aborted === true && r.result.abortReason === 'SIGINT',
+    );
+    return interrupted ? ExitCode.Interrupted : ExitCode.Invalid;
   } catch (err) {
     progress.done();
     return reportError('compliance', err, stderr);
@@ -182,7 +187,7 @@ export function registerComplianceCommand(
 The submission files go to <output-dir>/TEST0x/ (default ${DEFAULT_COMPLIANCE_DIR}/); the runs to <output-dir>/runs/.
 TEST01 and TEST04 make a reference performance run first (TEST01 also an accuracy run) unless --reference-run / --accuracy-run name prior ones.
 
-Exit codes: 0 PASS, 1 FAIL, 2 usage or input error, 3 endpoint failure, 4 internal error.
+Exit codes: 0 PASS, 1 FAIL, 2 usage or input error, 3 endpoint failure, 4 internal error, 130 interrupted (Ctrl-C).
 
 Examples:
   loadgen compliance TEST06 --scenario Server --benchmark llama3_1-8b --endpoint http://gpu1:8000 --dataset cnn_eval.json --target-qps 20
