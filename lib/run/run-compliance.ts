@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 
 import { readAccuracyLog, type TokenDtype } from '../accuracy/accuracy-log.js';
 import { formatAccuracyReport, scoreAccuracy } from '../accuracy/score.js';
+import { loadReferences } from '../accuracy/references.js';
 import { accuracyTarget } from '../accuracy/targets.js';
 import { runTest06 } from '../accuracy/test06.js';
 import {
@@ -34,6 +35,7 @@ import type { Dataset } from '../dataset/types.js';
 import type { RunRecord } from '../results/run-record.js';
 import { runStatusOf } from '../results/run-status.js';
 import { checkOutputDir } from './output-dir.js';
+import { checkTokenizer } from './run-accuracy.js';
 import { runBenchmark } from './run-benchmark.js';
 import type { RunBenchmarkOptions } from './run-options.js';
 
@@ -214,6 +216,17 @@ export async function runCompliance(o: RunComplianceOptions): Promise<Compliance
       '--accuracy-run',
     );
   const scoringDataset = test === 'TEST07' ? await datasetForScoring(run) : undefined;
+  if (scoringDataset) {
+    // What the scoring at the end needs is checked now, not after the run.
+    await checkTokenizer(o.tokenizer!);
+    const spec = accuracyTarget(benchmark ?? 'llama3.1-8b');
+    if (!spec) throw new UsageError(`TEST07: no accuracy scoring is known for ${String(benchmark)}`);
+    try {
+      await loadReferences(scoringDataset, spec, { log: '', dataset: scoringDataset, tokenizer: o.tokenizer! });
+    } catch (err) {
+      throw new UsageError(`TEST07: ${(err as Error).message}`);
+    }
+  }
 
   // The runs: the run's own options, no scoring (TEST07 scores here), and
   // an explicit audit.config for each, so one in the working directory never

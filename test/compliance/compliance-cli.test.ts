@@ -354,6 +354,21 @@ describe('loadgen compliance against the simulator', () => {
     expect(r.stderr).toContain('TEST01 does not apply to llama3_1-8b');
     expect(r.stderr).toContain('it needs TEST06');
     expect(existsSync(out)).toBe(false);
+    const noRefs = await runCli(cli, [
+      'compliance',
+      'TEST07',
+      '--scenario',
+      'Offline',
+      '--benchmark',
+      'gpt-oss-120b',
+      '--tokenizer',
+      'tok.json',
+      '--output-dir',
+      out,
+    ]);
+    expect(noRefs.code, explain(noRefs)).toBe(2);
+    expect(noRefs.stderr).toContain('give --dataset with a reference column');
+    expect(existsSync(out)).toBe(false);
     const unknown = await runCli(cli, ['compliance', 'TEST05', '--scenario', 'Offline']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown compliance test "TEST05"');
