@@ -271,7 +271,7 @@ export async function runCompliance(o: RunComplianceOptions): Promise<Compliance
   mkdirSync(auditDir, { recursive: true });
   const auditPath = join(auditDir, 'audit.config');
   writeFileSync(auditPath, auditText);
-  log(`${test}: the audit run with ${auditSource} (${auditDir})`);
+  log(`${test}: the audit run, audit.config ${auditSource} (${auditDir})`);
   const audit = await runBenchmark({ ...base, outdir: auditDir, auditConfig: auditPath });
   records.audit = audit;
   runs.audit = auditDir;
