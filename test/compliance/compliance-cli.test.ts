@@ -162,6 +162,23 @@ describe('loadgen compliance against the simulator', () => {
     expect(readFileSync(join(out, 'runs', 'performance', 'mlperf_log_detail.txt'), 'utf8')).not.toContain(
       'Found Audit Config file',
     );
+    // Against that reference run, given: only the audit run is made.
+    const again = join(dir, 't04-given');
+    const g = await runCli(cli, [
+      'compliance',
+      'TEST04',
+      '-c',
+      STEADY(),
+      ...OFFLINE,
+      '--reference-run',
+      join(out, 'runs', 'performance'),
+      '--output-dir',
+      again,
+    ]);
+    expect(g.code, explain(g)).toBe(0);
+    expect(g.stdout).toContain(`reference performance run: ${join(out, 'runs', 'performance')}`);
+    expect(existsSync(join(again, 'runs', 'performance'))).toBe(false);
+    exists(again, 'TEST04', ['verify_performance.txt', 'performance/run_1/mlperf_log_detail.txt']);
   });
 
   test('TEST01 with a given audit.config: reference and accuracy runs, both verifications pass', async () => {
