@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 
 import { registerAccuracyCommand } from './accuracy-command.js';
+import { registerComplianceCommand } from './compliance-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerReportCommand } from './report-command.js';
 import { registerSimCommand } from './sim-command.js';
@@ -50,6 +51,7 @@ export function createProgram(): Command {
   registerSimCommand(program);
   registerServeCommand(program);
   registerAccuracyCommand(program);
+  registerComplianceCommand(program);
   registerSubmissionCommand(program);
   hintAfterErrors(program, 'loadgen');
   return program;

@@ -367,7 +367,11 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         engineSide.qsl,
         settings,
         { outdir },
-        { handleSigint: options.handleSigint !== false, cpuIdleLatencyUs: options.cpuIdleLatencyUs },
+        {
+          handleSigint: options.handleSigint !== false,
+          cpuIdleLatencyUs: options.cpuIdleLatencyUs,
+          ...(options.auditConfig !== undefined ? { auditConfig: options.auditConfig } : {}),
+        },
       );
     } catch (err) {
       if (err instanceof TestAbortedError) result = err.result;

@@ -114,6 +114,8 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   warmup?: number;
   /** Write results.json (and the other files when the writers are present); default true. */
   writeOutputs?: boolean;
+  /** The audit.config the engine applies (StartTestOptions.auditConfig): default ./audit.config when it exists; null: none. */
+  auditConfig?: string | null;
 }
 
 /** The built-in simulator's defaults: a small, quick model (4 ms decode steps, 32 batch slots, timers only). */

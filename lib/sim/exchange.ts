@@ -196,6 +196,15 @@ export class Exchange implements StepListener {
         continue;
       }
       if (req.api === 'generate') {
+        if (this.reply.fault?.kind === 'retract-first-token' && c.sent > 0 && !c.retracted) {
+          // Everything sent is taken back, and the output restarts from a first id that differs.
+          c.retracted = true;
+          data += this.wire.generateRetraction(c);
+          events++;
+          c.seq.ids[0] = c.seq.ids[0]! + 1;
+          c.sent = 0;
+          c.textSent = 0;
+        }
         data += this.wire.generateChunk(c, upTo, last);
       } else {
         const usage = req.continuousUsage ? { prompt: c.prompt.ids.length, completion: upTo } : null;

@@ -29,7 +29,8 @@ export type SimFaultKind =
   | 'malformed-chunk'
   | 'error-event'
   | 'slow-headers'
-  | 'malformed-tool-call';
+  | 'malformed-tool-call'
+  | 'retract-first-token';
 
 /**
  * A fault rule. Rules are tried in order for each request (control routes
@@ -56,6 +57,12 @@ export type SimFaultKind =
  *   then the response proceeds (streams coalesce what was generated meanwhile).
  * - 'malformed-tool-call': a chat response that calls a tool carries
  *   arguments cut in half (not valid JSON); other responses are unchanged.
+ * - 'retract-first-token': SGLang /generate streams: after the chunk with
+ *   the first token, a chunk takes every token back (completion_tokens 0)
+ *   and the output restarts with a different first id, as a speculative
+ *   decoder that retracts would; the first token a client timed is then not
+ *   the output's (what MLPerf's TEST06 first-token check catches). Other
+ *   APIs are unchanged.
  */
 export interface SimFaultRule {
   kind: SimFaultKind;

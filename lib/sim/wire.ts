@@ -25,6 +25,8 @@ export interface Choice {
   textSent: number;
   /** Chat: the role-only chunk was written. */
   roleSent: boolean;
+  /** The 'retract-first-token' fault took this choice's tokens back once. */
+  retracted?: boolean;
 }
 
 interface UsageCounts {
@@ -296,6 +298,17 @@ export class Wire {
       text,
       output_ids: ids,
       meta_info: this.generateMeta(c, upTo, last, from, null),
+    };
+    if (this.req.batched) out.index = c.index;
+    return sseEvent(out);
+  }
+
+  /** A /generate chunk that takes back every token sent so far (completion_tokens 0). */
+  generateRetraction(c: Choice): string {
+    const out: Record<string, unknown> = {
+      text: '',
+      output_ids: [],
+      meta_info: this.generateMeta(c, 0, false, 0, null),
     };
     if (this.req.batched) out.index = c.index;
     return sseEvent(out);
