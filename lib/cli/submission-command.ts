@@ -13,7 +13,7 @@ import type { Command } from 'commander';
 import { scoreAccuracy, summarizeAccuracy, type AccuracySummary } from '../accuracy/score.js';
 import { UsageError } from '../core/errors.js';
 import { readInputs, runAccuracyScores } from '../submission/inputs.js';
-import { buildSubmission, type BuiltSubmission, type SubmissionFormat } from '../submission/layout.js';
+import type { BuiltSubmission, SubmissionFormat } from '../submission/layout.js';
 import { precheckSubmission, type PrecheckReport } from '../submission/precheck.js';
 import { VALID_DIVISIONS, VALID_SYSTEM_TYPES, type Division } from '../submission/rules.js';
 import { redactText } from '../core/redact.js';
@@ -101,6 +101,9 @@ export async function runSubmission(
     if (dirs.length === 0) throw new UsageError('no run directory given (loadgen submission ... <run dirs...>)');
     const inputs = readInputs(dirs, f.benchmark);
     const scores = await scoreMissing(inputs, f);
+    // Loaded here, not at start-up: the layout reads the settings table, which loads the native addon
+    // (commands like `loadgen sim` must start without it).
+    const { buildSubmission } = await import('../submission/layout.js');
     const built: BuiltSubmission = buildSubmission({
       org: f.org!,
       system: f.system!,
