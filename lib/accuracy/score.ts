@@ -171,6 +171,12 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
     }
   }
 
+  const emptyEntries = log.entries.filter((e) => e.tokens.length === 0).length;
+  if (emptyEntries > 0 && spec.method !== 'deepseek-r1' && spec.method !== 'gpt-oss') {
+    notes.push(
+      `${emptyEntries} log entries have no tokens (failed samples): scored as empty outputs, as the reference does`,
+    );
+  }
   const uniqueCount = unique.length;
   if (uniqueCount !== spec.samples) {
     notes.push(
@@ -199,7 +205,7 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
       uniqueSamples: uniqueCount,
       duplicates,
       truncated: log.truncated,
-      empty: log.entries.filter((e) => e.tokens.length === 0).length,
+      empty: emptyEntries,
     },
     dataset: info,
     tokenizer: {
