@@ -14,11 +14,10 @@ import { jsonArraySource } from '../dataset/json.js';
 import { jsonLinesSource } from '../dataset/jsonl.js';
 import { parquetSource } from '../dataset/parquet.js';
 import { firstByte, type RowSource } from '../dataset/source.js';
-import type { CodeJob, CodeTest } from './code-sandbox.js';
+import type { CodeProblem, CodeTest } from './code-types.js';
 import { AccuracyInputError } from './score-types.js';
 
-/** A problem's tests, as code execution needs them. */
-export type CodeProblem = Omit<CodeJob, 'code'>;
+export type { CodeProblem } from './code-types.js';
 
 const TEST_COLUMNS = ['public_test_cases', 'private_test_cases', 'metadata'] as const;
 

@@ -4,8 +4,7 @@
 import { ErrorCode, LoadgenError } from '../core/errors.js';
 import type { Dataset } from '../dataset/types.js';
 import type { AccuracyLog, TokenDtype } from './accuracy-log.js';
-import type { CodeExecutionOptions } from './code-sandbox.js';
-import type { CodeProblem } from './code-tests.js';
+import type { CodeExecutionOptions, CodeProblem } from './code-types.js';
 import type { PunktParameters } from './sentence-split.js';
 import type { AccuracyMetric, BenchmarkAccuracy } from './targets.js';
 import type { Test06Report } from './test06.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { gradeMath500, mathdNormalize, prmNormalize } from '../../lib/accuracy/math-grader.js';
 
 /** [given, ground truth, the reference's verdict, the rule that decides]. */
-export const MATH_CASES: Array<[string, string, boolean, string]> = [
+const MATH_CASES: Array<[string, string, boolean, string]> = [
   ['\\frac{1}{2}', '0.5', true, 'mathd: 0.5 is rewritten as \\frac{1}{2}'],
   ['1/2', '\\frac{1}{2}', true, 'mathd: a/b of integers becomes \\frac{a}{b}'],
   ['\\dfrac12', '\\frac{1}{2}', true, 'mathd: dfrac -> frac, \\frac12 -> \\frac{1}{2}'],
