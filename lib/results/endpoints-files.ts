@@ -140,6 +140,8 @@ export function buildAccuracyResults(
       pass: summary.pass,
       metrics: { ...metrics },
       verdicts: summary.verdicts,
+      // Per source dataset (deepseek-r1, gpt-oss-120b): samples, passed, failed, timedOut, empty, unscored.
+      ...(summary.datasets ? { datasets: structuredClone(summary.datasets) } : {}),
     },
   };
   const out: AccuracyResultsJson = { accuracy_scores: [entry] };

@@ -128,6 +128,9 @@ export function runAccuracyScores(run: RunInput): AccuracySummary | null {
       verdicts: (report.verdicts as AccuracySummary['verdicts']) ?? [],
       checksPass: true,
       notes: [],
+      ...(report.datasets && typeof report.datasets === 'object'
+        ? { datasets: report.datasets as NonNullable<AccuracySummary['datasets']> }
+        : {}),
     };
   }
   const acc = run.results?.accuracy as AccuracySummary | { error: string } | undefined;

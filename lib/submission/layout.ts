@@ -148,7 +148,7 @@ function layoutLoadgen(w: Writer, g: Group, dir: string, o: BuildSubmissionOptio
       );
     } else {
       const hex = truncateInto(w, log, join(accDir, 'mlperf_log_accuracy.json'));
-      w.write(join(accDir, 'accuracy.txt'), accuracyTxt(scores.metrics, hex));
+      w.write(join(accDir, 'accuracy.txt'), accuracyTxt(scores.metrics, hex, scores.datasets));
     }
   }
   const base = perf ?? acc;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 
+import type { DatasetCounts } from '../accuracy/score-types.js';
 import { TRUNCATE_VIEWABLE } from './rules.js';
 
 /** SHA-256 of a file's bytes, lowercase hex. */
@@ -35,11 +36,21 @@ export function hashLine(hex: string): string {
  * scripts' "Results" heading and their Python-dict line of scores
  * ({'rouge1': 38.9, 'gen_len': 8167644, ...}), then the hash line.
  */
-export function accuracyTxt(metrics: Record<string, number>, hashHex: string | null): string {
+export function accuracyTxt(
+  metrics: Record<string, number>,
+  hashHex: string | null,
+  datasets?: Record<string, DatasetCounts>,
+): string {
   const dict = `{${Object.entries(metrics)
     .map(([k, v]) => `'${k}': ${pythonNumber(v)}`)
     .join(', ')}}`;
-  return `\nResults\n\n${dict}\n${hashHex ? hashLine(hashHex) : ''}`;
+  // Per source dataset (deepseek-r1, gpt-oss-120b): plain words, no quoted key the checker's patterns could match.
+  const per = datasets
+    ? `\nPer dataset: samples, passed, failed (timed out, empty), unscored\n${Object.entries(datasets)
+        .map(([n, c]) => `  ${n}: ${c.samples}, ${c.passed}, ${c.failed} (${c.timedOut}, ${c.empty}), ${c.unscored}\n`)
+        .join('')}`
+    : '';
+  return `\nResults\n\n${dict}\n${per}${hashHex ? hashLine(hashHex) : ''}`;
 }
 
 /** A number as Python's repr prints it for the checker's `[\d.]+` patterns (no exponent). */

@@ -41,6 +41,19 @@ describe('truncation and accuracy.txt', () => {
     expect(truncatedAccuracyLog(small)).toBe(readFileSync(small, 'latin1'));
   });
 
+  it('accuracy.txt lists per-dataset counts where the scoring had them, without a line the patterns could misread', () => {
+    const txt = accuracyTxt({ exact_match: 81.5, TOKENS_PER_SAMPLE: 3000 }, 'ab12', {
+      livecodebench: { samples: 10, passed: 7, failed: 3, timedOut: 1, empty: 1, unscored: 0 },
+      math500: { samples: 20, passed: 18, failed: 2, timedOut: 0, empty: 0, unscored: 0 },
+    });
+    expect(txt).toContain('  livecodebench: 10, 7, 3 (1, 1), 0\n');
+    expect(txt).toContain('  math500: 20, 18, 2 (0, 0), 0\n');
+    // The checker's exact-match pattern still finds the one figure, and the hash stays last.
+    const hits = txt.split('\n').filter((l) => /.*'exact_match':\s([\d.]+).*/.test(l));
+    expect(hits).toHaveLength(1);
+    expect(txt.trimEnd().split('\n').at(-1)).toMatch(/^hash=ab12$/);
+  });
+
   it("accuracy.txt is read by the checker's patterns: every metric, and the hash line", () => {
     const txt = accuracyTxt(
       { rouge1: 38.8123, rouge2: 15.9, rougeL: 24.5, rougeLsum: 35.8, gen_len: 8167644, gen_num: 13368, tiny: 1e-7 },
