@@ -7,7 +7,7 @@ import { UsageError } from '../core/errors.js';
 import { MASK, redactText } from '../core/redact.js';
 import { perGpu, tensorParallelGroups } from './gpus.js';
 import { renderCommand, renderEnv } from './render.js';
-import { commandLine, sshArgv } from './ssh.js';
+import { commandLine, sshArgv, sshHostAddress } from './ssh.js';
 import type { PlannedServer, ServerSpec } from './types.js';
 
 // Stands for a hidden value while the line is quoted (shell-safe characters), then becomes ***.
@@ -53,6 +53,7 @@ export async function planServers(specs: readonly ServerSpec[]): Promise<Planned
         `servers '${spec.name}': ports from ${spec.port} for ${groups.length} servers go past 65535`,
       );
     for (const node of nodes) {
+      const address = node ? await sshHostAddress(node, spec.ssh) : null;
       groups.forEach((gpus, i) => {
         const name = [spec.name, ...(nodes.length > 1 ? [node] : []), ...(groups.length > 1 ? [String(i)] : [])].join(
           '-',
@@ -62,7 +63,7 @@ export async function planServers(specs: readonly ServerSpec[]): Promise<Planned
         const argv = renderCommand(spec, target);
         const env = renderEnv(spec, gpus, target);
         // A server listening on every interface is reached through its node's name (or locally).
-        const urlHost = node ?? (spec.host === '0.0.0.0' || spec.host === '::' ? '127.0.0.1' : spec.host);
+        const urlHost = address ?? (spec.host === '0.0.0.0' || spec.host === '::' ? '127.0.0.1' : spec.host);
         const spawnArgv = node ? sshArgv(node, argv, env, spec.ssh) : argv;
         // Shown and recorded: the spec's env by name (NAME=***), everything through the redaction rule.
         const shownEnv = { ...env, ...Object.fromEntries(Object.keys(spec.env).map((k) => [k, HIDDEN])) };

@@ -73,7 +73,7 @@ const SPEC_KEYS = [
   'weight',
   'maxInFlight',
 ] as const;
-const SSH_KEYS = ['user', 'port', 'identityFile', 'options', 'workdir'] as const;
+const SSH_KEYS = ['user', 'port', 'identityFile', 'options', 'workdir', 'configFile'] as const;
 
 const DEFAULT_PORTS: Record<ServerBackend, number | 'auto'> = {
   vllm: 8000,

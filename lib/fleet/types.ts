@@ -44,6 +44,8 @@ export interface SshOptions {
   options?: string[];
   /** Remote directory to cd into first. */
   workdir?: string;
+  /** ssh -F: an ssh config file (host aliases, ProxyJump...). */
+  configFile?: string;
 }
 
 /** One entry of `servers:`, checked (spec.ts). Several servers can come from one entry (GPU groups, nodes). */
