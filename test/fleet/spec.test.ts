@@ -118,7 +118,7 @@ describe('through the config file and the CLI', () => {
     const r = await runCli(['serve', '--config', file, '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      "# big -> http://gpu1:8000\nssh -tt -o BatchMode=yes ml@gpu1 -- 'CUDA_VISIBLE_DEVICES=0,1,2,3 PYTHONUNBUFFERED=1 exec vllm serve org/m --host 0.0.0.0 --port 8000 --tensor-parallel-size 4 --kv-cache-dtype fp8'\n",
+      "# big -> http://gpu1:8000\nssh -tt -o BatchMode=yes ml@gpu1 -- 'stty -onlcr 2>/dev/null; CUDA_VISIBLE_DEVICES=0,1,2,3 PYTHONUNBUFFERED=1 exec vllm serve org/m --host 0.0.0.0 --port 8000 --tensor-parallel-size 4 --kv-cache-dtype fp8'\n",
     );
   });
 
