@@ -43,7 +43,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  */
 export function howEnded(server: PlannedServer, exit: ExitInfo): string {
   if (exit.signal) return `was killed by ${exit.signal}`;
-  if (server.node && server.spec.nodes && exit.code === 255)
+  if (server.launcher === 'ssh' && exit.code === 255)
     return `exited with code 255: ssh to node ${server.node} failed (unreachable, key refused or connection lost; ssh runs with BatchMode=yes, so the key must be accepted without a prompt)`;
   return `exited with code ${exit.code}`;
 }
