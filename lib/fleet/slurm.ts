@@ -32,7 +32,13 @@ export function sallocArgv(jobName: string, o: SlurmOptions): string[] {
 }
 
 /** The srun argv that runs `argv` as one step of `jobId` on `node` (its environment comes from srun's). */
-export function srunArgv(jobId: string, node: string, name: string, argv: readonly string[], o: SlurmOptions): string[] {
+export function srunArgv(
+  jobId: string,
+  node: string,
+  name: string,
+  argv: readonly string[],
+  o: SlurmOptions,
+): string[] {
   const out = [
     'srun',
     `--jobid=${jobId}`,

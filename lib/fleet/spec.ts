@@ -311,7 +311,8 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
     return slurmOptions(c, k, x);
   });
   if (launcher === 'slurm') {
-    if (nodes) c.fail(raw.nodes[0], 'does not apply to launcher slurm (Slurm picks the nodes: slurm.nodes is how many)');
+    if (nodes)
+      c.fail(raw.nodes[0], 'does not apply to launcher slurm (Slurm picks the nodes: slurm.nodes is how many)');
     if (gpus) c.fail(raw.gpus[0], 'does not apply to launcher slurm (Slurm assigns GPUs: slurm.gpus-per-server)');
   }
   if (launcher === 'ssh' && !nodes) c.fail(`${at}.nodes`, 'is required for launcher ssh (the hosts to reach)');

@@ -76,7 +76,13 @@ test.skipIf(why !== null)(
 
     // One LoadGen run over both nodes' servers.
     const both = join(dir, 'both');
-    const r = await runCli(['run', '--config', config('both', [server('node-a'), server('node-b')]), '--output-dir', both]);
+    const r = await runCli([
+      'run',
+      '--config',
+      config('both', [server('node-a'), server('node-b')]),
+      '--output-dir',
+      both,
+    ]);
     started.push(...serverPids(r.stderr));
     expect([0, 1], r.stderr).toContain(r.code);
     const res = results(both);

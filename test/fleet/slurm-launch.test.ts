@@ -139,7 +139,10 @@ describe('rendering', () => {
       [{ ...base, gpus: 2 }, /'servers\[0\]\.gpus' does not apply to launcher slurm/],
       [{ ...base, port: 'auto' }, /'servers\[0\]\.port' must be a number for servers on Slurm nodes/],
       [{ ...base, launcher: 'local', slurm: {} }, /'servers\[0\]\.slurm' needs launcher: slurm/],
-      [{ ...base, slurm: { 'srun-options': ['hostname'] } }, /'servers\[0\]\.slurm\.srun-options\[0\]' must be an option/],
+      [
+        { ...base, slurm: { 'srun-options': ['hostname'] } },
+        /'servers\[0\]\.slurm\.srun-options\[0\]' must be an option/,
+      ],
       [{ ...base, slurm: { nodez: 2 } }, /'servers\[0\]\.slurm\.nodez' is not a known key/],
       [{ ...base, launcher: 'pbs' }, /'servers\[0\]\.launcher' must be local, ssh or slurm/],
     ];

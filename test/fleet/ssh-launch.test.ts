@@ -107,7 +107,9 @@ describe.skipIf(why !== null)('servers on ssh nodes, through a real sshd', () =>
     started.push(...pids);
     expect([0, 1], r.stderr).toContain(r.code);
     expect(r.stderr).toMatch(/server a: ssh -tt -o BatchMode=yes -F \S+ssh_config node-a -- /);
-    expect(r.stderr).toMatch(/servers ready: a http:\/\/127\.0\.0\.1:\d+ \(version 0\.11\.0\), b http:\/\/127\.0\.0\.1:\d+/);
+    expect(r.stderr).toMatch(
+      /servers ready: a http:\/\/127\.0\.0\.1:\d+ \(version 0\.11\.0\), b http:\/\/127\.0\.0\.1:\d+/,
+    );
     const remote = remotePids(out, ['a', 'b']);
     started.push(...remote);
     expect(remote.every((p) => p > 0)).toBe(true);
