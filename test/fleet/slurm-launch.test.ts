@@ -268,6 +268,51 @@ describe.skipIf(why !== null)('servers as Slurm job steps, on a one-node cluster
     expect(await activeJobs()).toEqual([]);
   }, 120_000);
 
+  test("a partition that does not exist: exit 3, salloc's reason, nothing started", async () => {
+    const entry = { ...(await slurmServer('nopart')), slurm: { partition: 'no-such-part', 'queue-timeout-s': 20 } };
+    const r = await runCli([
+      'run',
+      '--config',
+      config('nopart', { servers: [entry] }),
+      '--output-dir',
+      join(dir, 'np'),
+    ]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/slurm loadgen-nopart: salloc failed \(exit 1\): .*[Ii]nvalid partition/);
+    expect(serverPids(r.stderr)).toEqual([]);
+    expect(await activeJobs()).toEqual([]);
+  }, 60_000);
+
+  test('an allocation still pending at its deadline: exit 3 naming the job, which is cancelled', async () => {
+    // The node's every CPU held by another job: the run's allocation waits in the queue.
+    const cpus = execFileSync('sinfo', ['-h', '-o', '%c']).toString().trim();
+    const hog = execFileSync('sbatch', ['--parsable', `--ntasks=${cpus}`, '--wrap=sleep 120'], { timeout: 10_000 })
+      .toString()
+      .trim();
+    try {
+      for (let i = 0; i < 100; i++) {
+        if (execFileSync('squeue', ['-h', '-j', hog, '-o', '%T']).toString().trim() === 'RUNNING') break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      const entry = { ...(await slurmServer('queued')), slurm: { 'queue-timeout-s': 2 } };
+      const r = await runCli([
+        'run',
+        '--config',
+        config('queued', { servers: [entry] }),
+        '--output-dir',
+        join(dir, 'q'),
+      ]);
+      expect(r.code).toBe(3);
+      const pending = /no allocation within 2 s \(job (\d+) still pending\)/.exec(r.stderr);
+      expect(pending, r.stderr).not.toBeNull();
+      expect(serverPids(r.stderr)).toEqual([]);
+      execFileSync('scancel', [hog]);
+      expect(await activeJobs()).toEqual([]);
+    } finally {
+      execFileSync('scancel', [hog]);
+    }
+  }, 60_000);
+
   test('Ctrl-C while the engines load: exit 130, the steps ended, the job cancelled', async () => {
     const out = join(dir, 'int');
     const file = config('int', { servers: [await slurmServer('l', { 'load-time-ms': 600000 }, 2)] });
