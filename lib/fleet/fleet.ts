@@ -253,6 +253,7 @@ export class Fleet {
         model: p.spec.model ?? null,
         url: p.url,
         node: p.node,
+        launcher: p.launcher,
         jobId: p.jobId ?? null,
         gpus: p.gpus,
         port: p.port,

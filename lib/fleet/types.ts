@@ -169,6 +169,7 @@ export interface ServerRecord {
   model: string | null;
   url: string;
   node: string | null;
+  launcher: 'local' | 'ssh' | 'slurm';
   /** Slurm: the job whose step it was (null otherwise). */
   jobId: string | null;
   gpus: number[] | null;

@@ -231,9 +231,9 @@ describe.skipIf(why !== null)('servers as Slurm job steps, on a one-node cluster
     const job = res.servers.slurmJobs[0];
     expect(job).toMatchObject({ spec: 's', nodes: [NODE], partition: 'lgpart', cancelled: true });
     expect(job.jobId).toMatch(/^\d+$/);
-    expect(res.servers.servers.map((s: any) => [s.name, s.node, s.jobId, s.exit.how])).toEqual([
-      ['s-0', NODE, job.jobId, 'stopped'],
-      ['s-1', NODE, job.jobId, 'stopped'],
+    expect(res.servers.servers.map((s: any) => [s.name, s.node, s.launcher, s.jobId, s.exit.how])).toEqual([
+      ['s-0', NODE, 'slurm', job.jobId, 'stopped'],
+      ['s-1', NODE, 'slurm', job.jobId, 'stopped'],
     ]);
     // Reached at the node's NodeAddr, not its name (which does not resolve here).
     for (const s of res.servers.servers) expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -119,10 +119,11 @@ describe.skipIf(why !== null)('servers on ssh nodes, through a real sshd', () =>
     expect(log).toMatch(/Application startup complete/);
     expect(log).not.toContain('\r');
     const res = results(out);
-    expect(res.servers.servers.map((s: any) => [s.name, s.node, s.version, s.exit.how])).toEqual([
-      ['a', 'node-a', '0.11.0', 'stopped'],
-      ['b', 'node-b', '0.11.0', 'stopped'],
+    expect(res.servers.servers.map((s: any) => [s.name, s.node, s.launcher, s.version, s.exit.how])).toEqual([
+      ['a', 'node-a', 'ssh', '0.11.0', 'stopped'],
+      ['b', 'node-b', 'ssh', '0.11.0', 'stopped'],
     ]);
+    expect(res.servers.slurmJobs).toEqual([]);
     expect(res.servers.events.filter((e: any) => e.kind === 'warmed-up').map((e: any) => e.message)).toEqual([
       '2/2 warm-up requests answered',
       '2/2 warm-up requests answered',
