@@ -112,16 +112,33 @@ export async function startSlurm(): Promise<SlurmCluster> {
       .filter((f) => existsSync(f))
       .map((f) => `== ${f}\n${readFileSync(f, 'utf8').split('\n').slice(-15).join('\n')}`)
       .join('\n');
+  const running = (d: ChildProcess): boolean => d.exitCode === null && d.signalCode === null;
+  // If the test process ends without stop() (a crashed worker), the daemons end with it.
+  const atExit = (): void => {
+    for (const d of daemons) if (running(d)) d.kill('SIGKILL');
+  };
+  process.on('exit', atExit);
   const stop = async (): Promise<void> => {
     // slurmd first (it ends the steps it runs), then the controller, then munge.
     for (const d of [...daemons].reverse()) {
-      if (d.exitCode !== null || d.signalCode !== null) continue;
+      if (!running(d)) continue;
       const gone = new Promise<void>((r) => d.once('exit', () => r()));
       d.kill('SIGTERM');
       await Promise.race([gone, sleep(5000)]);
-      if (d.exitCode === null && d.signalCode === null) d.kill('SIGKILL');
+      if (running(d)) {
+        d.kill('SIGKILL');
+        await Promise.race([gone, sleep(2000)]);
+      }
     }
-    rmSync(dir, { recursive: true, force: true });
+    process.off('exit', atExit);
+    // A daemon's last write can race the removal: retry a few times.
+    for (let i = 0; i < 5 && existsSync(dir); i++) {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        await sleep(200);
+      }
+    }
   };
   launch(
     [

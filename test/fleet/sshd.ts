@@ -126,12 +126,19 @@ export async function startSshd(nodes: readonly string[]): Promise<Sshd> {
   const strangerConfig = join(dir, 'ssh_config_stranger');
   writeFileSync(strangerConfig, clientConfig(nodes, port, strangerKey));
   const log = (): string => (existsSync(logPath) ? readFileSync(logPath, 'utf8') : '');
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  // If the test process ends without stop() (a crashed worker), sshd ends with it.
+  const atExit = (): void => {
+    if (running()) child.kill('SIGKILL');
+  };
+  process.on('exit', atExit);
   const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (running()) {
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(5000)]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (running()) child.kill('SIGKILL');
     }
+    process.off('exit', atExit);
     rmSync(dir, { recursive: true, force: true });
   };
   for (let i = 0; i < 150; i++) {
