@@ -286,7 +286,11 @@ describe.skipIf(why !== null)('servers as Slurm job steps, on a one-node cluster
   test('an allocation still pending at its deadline: exit 3 naming the job, which is cancelled', async () => {
     // The node's every CPU held by another job: the run's allocation waits in the queue.
     const cpus = execFileSync('sinfo', ['-h', '-o', '%c']).toString().trim();
-    const hog = execFileSync('sbatch', ['--parsable', `--ntasks=${cpus}`, '--wrap=sleep 120'], { timeout: 10_000 })
+    const hog = execFileSync(
+      'sbatch',
+      ['--parsable', `--ntasks=${cpus}`, '--output=/dev/null', `--chdir=${dir}`, '--wrap=sleep 120'],
+      { timeout: 10_000 },
+    )
       .toString()
       .trim();
     try {
