@@ -384,7 +384,11 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     ...(record.multiturn ? { multiturn: record.multiturn } : {}),
     ...(record.accuracy ? { accuracy: record.accuracy } : {}),
     servers: record.servers
-      ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) }
+      ? {
+          servers: record.servers.servers.map((x) => ({ ...x })),
+          events: record.servers.events.map((e) => ({ ...e })),
+          slurmJobs: (record.servers.slurmJobs ?? []).map((j) => ({ ...j, nodes: [...j.nodes] })),
+        }
       : null,
     serverState: record.serverState ?? null,
     warmup: record.warmup ?? null,
