@@ -31,6 +31,8 @@ import { RunExtras } from './run-extras.js';
 import { composeSettings, SIMULATOR_DEFAULTS, SYNTHETIC_DEFAULTS, type RunBenchmarkOptions } from './run-options.js';
 import { fillTimeline, ProgressSampler } from './run-progress.js';
 import { checkWarmup, ServerState } from './server-state.js';
+import { resolveOptions as resolveSimulatorOptions } from '../sim/options.js';
+import { applyTraceSettings, checkTraceSpec, prepareTrace, traceSection, tracePlanLines } from './run-trace.js';
 
 // The options and their composition (run-options.ts) and the progress
 // helpers (run-progress.ts), importable from here as before.
@@ -221,7 +223,24 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     ? await openConversations(options, settings, composed.userFields, log)
     : null;
   if (conversations) options = conversations.options;
-  const { dataset, path: datasetPath, preset } = await buildDataset(options, log);
+  // A trace is the dataset (row i = sample i) and the schedule (lib/run/run-trace.ts).
+  let traced: Awaited<ReturnType<typeof prepareTrace>> | null = null;
+  if (options.trace) {
+    checkTraceSpec(options.trace, { ...options, mode: settings.mode });
+    traced = await prepareTrace(
+      options.trace,
+      simulated ? resolveSimulatorOptions(options.simulator).maxModelLen : undefined,
+    );
+    applyTraceSettings(settings);
+    for (const line of tracePlanLines(traced.plan)) log(line);
+  }
+  const {
+    dataset,
+    path: datasetPath,
+    preset,
+  } = traced
+    ? { dataset: traced.dataset, path: resolve(traced.trace.path), preset: null }
+    : await buildDataset(options, log);
   // Journal, resume, budget and pricing checks: refusals come before any server is touched.
   const extras = RunExtras.prepare(options, settings, outdir, dataset, simulated ? 1 : endpointsIn.length, log);
   if (settings.performanceSampleCountOverride > dataset.size) {
@@ -346,7 +365,11 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         engineSide.qsl,
         settings,
         { outdir },
-        { handleSigint: options.handleSigint !== false, cpuIdleLatencyUs: options.cpuIdleLatencyUs },
+        {
+          handleSigint: options.handleSigint !== false,
+          cpuIdleLatencyUs: options.cpuIdleLatencyUs,
+          ...(traced ? { schedule: traced.schedule } : {}),
+        },
       );
     } catch (err) {
       if (err instanceof TestAbortedError) result = err.result;
@@ -391,6 +414,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       outdir,
       harnessUsage: usage?.stop() ?? null,
     };
+    if (traced) record.trace = traceSection(traced, report?.timings);
     Object.assign(record, await extras.finish(llm, record));
     record.serverState = await serverState.finish();
     record.warmup = warmup;
