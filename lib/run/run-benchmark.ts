@@ -267,8 +267,10 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       );
       endpoints = [sim.url];
     }
-    for (const n of composed.notes) log(n);
+    // A trace sets its own rate and length: the quick-run defaults say nothing about it.
+    for (const n of composed.notes) if (!(traced && n.startsWith('simulated-run defaults'))) log(n);
     if (
+      !traced &&
       !simulated &&
       settings.scenario === 'Server' &&
       !composed.userFields.has('serverTargetQps') &&
