@@ -32,7 +32,14 @@ import { composeSettings, SIMULATOR_DEFAULTS, SYNTHETIC_DEFAULTS, type RunBenchm
 import { fillTimeline, ProgressSampler } from './run-progress.js';
 import { checkWarmup, ServerState } from './server-state.js';
 import { resolveOptions as resolveSimulatorOptions } from '../sim/options.js';
-import { applyTraceSettings, checkTraceSpec, prepareTrace, traceSection, tracePlanLines } from './run-trace.js';
+import {
+  applyTraceSettings,
+  checkTraceSpec,
+  prepareTrace,
+  traceProgressSettings,
+  traceSection,
+  tracePlanLines,
+} from './run-trace.js';
 
 // The options and their composition (run-options.ts) and the progress
 // helpers (run-progress.ts), importable from here as before.
@@ -348,7 +355,8 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     );
     const sampler = new ProgressSampler(
       llm,
-      settings,
+      // A trace's length and rate are its own: the estimate of the time left follows them.
+      traced ? traceProgressSettings(settings, traced.plan) : settings,
       dataset.size,
       options.onProgress,
       log,

@@ -75,6 +75,16 @@ export function applyTraceSettings(settings: TestSettings): void {
   settings.performanceSampleCountOverride = 0;
 }
 
+/** The settings as the engine runs a replay, for the progress estimate: the trace's span, rows and mean rate. */
+export function traceProgressSettings(settings: TestSettings, plan: TracePlan): TestSettings {
+  return {
+    ...settings,
+    minDurationMs: Math.floor(plan.spanMs),
+    minQueryCount: plan.requests,
+    serverTargetQps: plan.meanRate ?? settings.serverTargetQps,
+  };
+}
+
 export function traceSection(p: PreparedTrace, timings: readonly SampleTiming[] | undefined): TraceReplayReport {
   return traceReplayReport(p.plan, timings);
 }
