@@ -211,6 +211,9 @@ describe('the engine replays a schedule', () => {
     await expect(runTest(sut, nullQsl(2), { scenario: 'Server' }, {}, { schedule: [0, 1, 2] })).rejects.toThrow(
       /has 3 requests; the QSL has 2 performance samples/,
     );
+    await expect(
+      runTest(sut, nullQsl(4), { scenario: 'Server', closedLoopConcurrency: 2 }, {}, { schedule: [0] }),
+    ).rejects.toThrow(/cannot be combined with closed loop, concurrency 2/);
   });
 });
 

@@ -24,6 +24,16 @@ export function applyTraceFlags(f: RunFlags, options: RunBenchmarkOptions): void
     throw new UsageError(`--trace-speed must be a number > 0 (2 = twice as fast), got ${String(f.traceSpeed)}`);
   if (f.maxModelLen !== undefined && !(Number.isSafeInteger(f.maxModelLen) && f.maxModelLen >= 1))
     throw new UsageError(`--max-model-len must be an integer >= 1, got ${String(f.maxModelLen)}`);
+  for (const [key, flag] of [
+    ['targetQps', '--target-qps'],
+    ['closedLoop', '--closed-loop'],
+    ['burstiness', '--burstiness'],
+    ['rampFrom', '--ramp-from'],
+  ] as const)
+    if (f[key] !== undefined)
+      throw new UsageError(
+        `--trace sends each request at the trace's time: it cannot be combined with ${flag} (use --trace-speed to scale the rate)`,
+      );
   if (options.dataset !== undefined)
     throw new UsageError('--trace and --dataset/--synthetic exclude each other (the trace is the dataset)');
   if (options.scenario !== 'Server')

@@ -6,6 +6,7 @@ import { holdCpuIdleLatency, type CpuIdleLatencyHold } from './cpu-idle-latency.
 import { shapeResult, type TestResult } from './result.js';
 import {
   checkIssueSameIndex,
+  nonMlperfIssuePolicy,
   SettingsError,
   toEngineLogSettings,
   toEngineSettings,
@@ -64,6 +65,7 @@ export interface StartTestOptions {
 /** Checks a trace schedule and copies it into the form the engine reads. */
 function checkSchedule(
   schedule: Float64Array | readonly number[],
+  settings: Partial<TestSettings>,
   scenario: string,
   mode: string,
   qsl: QuerySampleLibrary,
@@ -72,6 +74,12 @@ function checkSchedule(
     throw new SettingsError('schedule', `a trace schedule applies to the Server scenario only, not ${scenario}`);
   if (mode !== 'PerformanceOnly')
     throw new SettingsError('schedule', `a trace schedule runs in PerformanceOnly mode only, not ${mode}`);
+  const other = nonMlperfIssuePolicy({ ...settings, scenario: 'Server' });
+  if (other)
+    throw new SettingsError(
+      'schedule',
+      `a trace schedule is its own issue policy; it cannot be combined with ${other}`,
+    );
   const out = Float64Array.from(schedule);
   if (out.length === 0) throw new SettingsError('schedule', 'the trace schedule is empty');
   if (out.length > qsl.performanceSampleCount || out.length > qsl.totalSampleCount)
@@ -180,7 +188,8 @@ export function startTest(
     performanceSampleCount: qsl.performanceSampleCount,
     auditConfig: options.auditConfig === null ? '' : (options.auditConfig ?? 'audit.config'),
   };
-  if (options.schedule !== undefined) meta.traceScheduleNs = checkSchedule(options.schedule, scenario, mode, qsl);
+  if (options.schedule !== undefined)
+    meta.traceScheduleNs = checkSchedule(options.schedule, settings, scenario, mode, qsl);
   if (isNative) meta.nativeSut = { tokens: (sut as NativeNullSut).tokens };
   const queues = (sut as unknown as Record<symbol, unknown>)[WORKER_QUEUES];
   if (typeof queues === 'number') meta.workerQueues = queues;
