@@ -30,7 +30,7 @@ export interface PreparedTrace {
 /** Checks the spec against the run's other options (no I/O). */
 export function checkTraceSpec(
   spec: TraceSpec,
-  o: { scenario: string; mode?: string; dataset?: unknown; conversations?: unknown },
+  o: { scenario: string; mode?: string; dataset?: unknown; conversations?: unknown; api?: string },
 ): void {
   if (!spec || typeof spec.path !== 'string' || spec.path === '')
     throw new UsageError('trace: a trace file path is required');
@@ -43,6 +43,8 @@ export function checkTraceSpec(
   if (o.dataset !== undefined)
     throw new UsageError('--trace and --dataset/--synthetic exclude each other (the trace is the dataset)');
   if (o.conversations !== undefined) throw new UsageError('--trace and --conversations exclude each other');
+  if (o.api === 'chat')
+    throw new UsageError('--trace sends token-id prompts: use --api completions (the default) or generate, not chat');
   if (spec.speed !== undefined && !(Number.isFinite(spec.speed) && spec.speed > 0))
     throw new UsageError(`--trace-speed must be a number > 0, got ${String(spec.speed)}`);
   if (spec.maxModelLen !== undefined && !(Number.isSafeInteger(spec.maxModelLen) && spec.maxModelLen >= 1))

@@ -87,6 +87,7 @@ describe('--dry-run', () => {
       [['--trace', path, '--trace-speed', '0'], '--trace-speed must be a number > 0'],
       [['--trace', path, '--synthetic', '8/8'], '--trace and --dataset/--synthetic exclude each other'],
       [['--trace', path, '--target-qps', '5'], 'cannot be combined with --target-qps (use --trace-speed'],
+      [['--trace', path, '--api', 'chat'], '--trace sends token-id prompts: use --api completions'],
     ] as const) {
       const r = await runCli(cli, ['run', ...args]);
       expect(r.code, explain(r)).toBe(2);
