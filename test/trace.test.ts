@@ -99,6 +99,14 @@ describe('the lint and the plan', () => {
     expect(lintTrace(t).map((w) => w.kind)).not.toContain('over-context');
   });
 
+  it('warns when the timestamps look like seconds (a rate over 1000 per second)', async () => {
+    const rows = Array.from({ length: 20 }, (_, i) => ({ timestamp: 0.5 * i, input_length: 8, output_length: 2 }));
+    const fast = lintTrace(await readTrace(writeFile('secs.jsonl', jsonl(rows)))).map((w) => w.kind);
+    expect(fast).toEqual(['seconds-not-ms']);
+    const slow = rows.map((r) => ({ ...r, timestamp: r.timestamp * 1000 }));
+    expect(lintTrace(await readTrace(writeFile('ms.jsonl', jsonl(slow))))).toEqual([]);
+  });
+
   it('works out the rate, the tokens and the prefix a cache can reuse', async () => {
     const path = writeFile(
       'plan.jsonl',

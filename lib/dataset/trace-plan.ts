@@ -5,7 +5,12 @@
 // outputs over the model's context, hash ids that do not cover input_length.
 import { traceSchedule, type TraceFile } from './trace.js';
 
-export type TraceLintKind = 'unsorted' | 'duplicate-timestamps' | 'over-context' | 'hash-ids-mismatch';
+export type TraceLintKind =
+  | 'unsorted'
+  | 'duplicate-timestamps'
+  | 'over-context'
+  | 'hash-ids-mismatch'
+  | 'seconds-not-ms';
 
 export interface TraceLintWarning {
   kind: TraceLintKind;
@@ -102,6 +107,16 @@ export function lintTrace(trace: TraceFile, options: Pick<TracePlanOptions, 'max
       count: dup.count,
       lines: dup.lines,
       message: `${dup.count} row${dup.count > 1 ? 's have' : ' has'} the timestamp of the row before (${where(dup)}): sent at the same time`,
+    });
+  // Timestamps are ms; a trace written in seconds replays 1000 times too fast,
+  // and nothing else would show it before the server is flooded.
+  const span = rows.length > 1 ? rows[rows.length - 1].timestampMs - rows[0].timestampMs : 0;
+  if (rows.length >= 10 && span > 0 && ((rows.length - 1) * 1000) / span > 1000)
+    out.push({
+      kind: 'seconds-not-ms',
+      count: rows.length,
+      lines: [],
+      message: `${rows.length} requests within ${span} ms (${Math.round(((rows.length - 1) * 1000) / span)} per second): timestamps are read as ms; if the trace's are seconds, this replays it 1000 times too fast`,
     });
   const C = options.maxModelLen;
   if (C !== undefined) {
