@@ -119,6 +119,8 @@ export interface ResultsJson extends CostSections {
     retries: number;
     kinds: Record<string, number>;
     warnings: string[];
+    /** Samples completed without ids: the ids received disagree with the server's count. */
+    idMismatch: SutReport['idMismatch'];
   };
   endpoints: EndpointResult[];
   harness: {
@@ -343,6 +345,10 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       retries,
       kinds: { ...(sut?.errorKinds ?? {}) },
       warnings: [...(sut?.warnings ?? [])],
+      idMismatch: {
+        samples: sut?.idMismatch?.samples ?? 0,
+        first: (sut?.idMismatch?.first ?? []).map((m) => ({ ...m })),
+      },
     },
     endpoints: endpointResults(record, window),
     harness:
@@ -384,7 +390,11 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     ...(record.trace ? { trace: record.trace } : {}),
     ...(record.accuracy ? { accuracy: record.accuracy } : {}),
     servers: record.servers
-      ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) }
+      ? {
+          servers: record.servers.servers.map((x) => ({ ...x })),
+          events: record.servers.events.map((e) => ({ ...e })),
+          slurmJobs: (record.servers.slurmJobs ?? []).map((j) => ({ ...j, nodes: [...j.nodes] })),
+        }
       : null,
     serverState: record.serverState ?? null,
     warmup: record.warmup ?? null,
