@@ -106,8 +106,15 @@ describe('a replay', () => {
     }));
     const path = writeTrace('replay.jsonl', rows);
     const out = join(dir, 'replay-out');
-    const r = await runCli(cli, ['run', '--trace', path, '--trace-speed', '2', '--output-dir', out], undefined, 60_000);
+    const r = await runCli(
+      cli,
+      ['run', '--trace', path, '--trace-speed', '2', '--benchmark', 'llama3_1-8b', '--output-dir', out],
+      undefined,
+      60_000,
+    );
     expect([0, 1], explain(r)).toContain(r.code);
+    // The benchmark's official settings do not make it an MLPerf run: the pre-flight says so.
+    expect(r.stderr).toContain('warning: not submittable to MLPerf: the issue policy is trace replay');
     expect(r.stdout).toContain(
       'issue policy: trace replay, 30 requests over 725 ms (speed 2): not an MLPerf scenario, not for a submission',
     );
