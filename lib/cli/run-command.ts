@@ -377,12 +377,15 @@ const LOG_FILES = [
   'mlperf_log_trace.json',
 ];
 
-/** Makes the run's secrets known to the redaction rule before anything is printed: API key, URL passwords, servers' secret env. */
+/** Makes the run's secrets known to the redaction rule before anything is printed: API key, URL passwords (endpoints', GPU telemetry's), servers' secret env. */
 export function registerRunSecrets(f: RunFlags): void {
   registerSecret(f.apiKey);
-  for (const e of f.endpoint ?? []) {
+  const urls = (f.endpoint ?? []).flatMap((e) =>
+    typeof e === 'string' ? [e] : [e.url, ...(e.gpuMetrics === undefined ? [] : [e.gpuMetrics].flat())],
+  );
+  for (const u of [...urls, ...(f.gpuMetrics ?? [])]) {
     try {
-      splitEndpointCredentials(typeof e === 'string' ? e : e.url);
+      splitEndpointCredentials(u);
     } catch {
       // A malformed URL is reported where it is parsed.
     }

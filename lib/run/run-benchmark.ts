@@ -27,6 +27,7 @@ import type { EndpointConfig, SutReport } from '../sut/types.js';
 import { UsageMeter } from './harness-usage.js';
 import { checkOutputDir, createOutputDir } from './output-dir.js';
 import { checkTokenizer, modeIsScored, scoreRun } from './run-accuracy.js';
+import { RunEnergy, gpuMetricsTargets } from './run-energy.js';
 import { RunExtras } from './run-extras.js';
 import { composeSettings, SIMULATOR_DEFAULTS, SYNTHETIC_DEFAULTS, type RunBenchmarkOptions } from './run-options.js';
 import { fillTimeline, ProgressSampler } from './run-progress.js';
@@ -201,6 +202,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   const endpointsIn = options.endpoints ?? [];
   const simulated = endpointsIn.length === 0;
   checkEndpoints(endpointsIn);
+  const gpuTargets = gpuMetricsTargets(options.gpuMetrics, endpointsIn);
   if (options.workers !== undefined && !(Number.isSafeInteger(options.workers) && options.workers >= 0)) {
     throw new UsageError(`--workers must be an integer >= 0, got ${String(options.workers)}`);
   }
@@ -247,7 +249,10 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         `simulated run: no --endpoint given, so a built-in ${flavor} simulator serves '${options.simulator?.model ?? SIMULATOR_DEFAULTS.model}' at ${sim.url}`,
       );
       endpoints = [sim.url];
+      if (gpuTargets.length === 0) gpuTargets.push({ url: sim.gpuMetricsUrl, endpoint: sim.url });
     }
+    const simGpus = sim !== null && gpuTargets.length === 1 && gpuTargets[0]!.url === sim.gpuMetricsUrl;
+    const energy = gpuTargets.length > 0 ? new RunEnergy(gpuTargets, log) : null;
     for (const n of composed.notes) log(n);
     if (
       !simulated &&
@@ -325,6 +330,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       options.sampling,
       options.command ? redactArgv(options.command) : null,
     );
+    await energy?.begin();
     const sampler = new ProgressSampler(
       llm,
       settings,
@@ -340,6 +346,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     let usage: UsageMeter | null = null;
     try {
       extras.testStarted();
+      energy?.testStarted();
       usage = new UsageMeter();
       result = await startTest(
         engineSide.sut,
@@ -361,6 +368,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       usage?.stop();
       clearInterval(timer);
       extras.testEnded();
+      energy?.testEnded();
     }
     stage('finishing');
     const endedAt = new Date().toISOString();
@@ -392,6 +400,17 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       harnessUsage: usage?.stop() ?? null,
     };
     Object.assign(record, await extras.finish(llm, record));
+    record.energy = energy ? await energy.finish(record) : null;
+    if (record.energy && simGpus && sim) {
+      // The simulator knows its GPUs' energy exactly: the measurement's error, for the record.
+      const e = record.energy;
+      const trueJoules = sim.gpuEnergyJoules(e.window.startNs, e.window.endNs);
+      e.simulator = {
+        trueJoules,
+        trueJoulesPerOutputToken: e.outputTokens > 0 ? trueJoules / e.outputTokens : null,
+        errorPct: e.energyJ !== null && trueJoules > 0 ? ((e.energyJ - trueJoules) / trueJoules) * 100 : null,
+      };
+    }
     record.serverState = await serverState.finish();
     record.warmup = warmup;
     if (conversations) record.multiturn = conversations.report(llm, report);
