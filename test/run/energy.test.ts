@@ -48,7 +48,7 @@ describe('energy', () => {
     expect(e.peakPowerW!).toBeLessThanOrEqual(700);
     const json = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { energy?: { joulesPerOutputToken: number } };
     expect(json.energy?.joulesPerOutputToken).toBeCloseTo(e.joulesPerOutputToken!, 6);
-    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('J/output token');
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('J / output token');
   }, 60_000);
 
   it('--gpu-metrics at a separately started simulator gives its true energy over the window', async () => {
