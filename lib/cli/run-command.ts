@@ -19,6 +19,7 @@ import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
 import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
 import { conversationsFrom } from './conversation-flags.js';
 import { redactArgv, registerSecret } from '../core/redact.js';
+import { energySummaryLine } from '../metrics/energy.js';
 import { splitEndpointCredentials } from '../sut/endpoint-url.js';
 import { reportError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
@@ -258,6 +259,7 @@ export function formatSummary(record: RunRecord, files: string[]): string {
       `  ${r.metric.name}: ${r.metric.unit === 'ns' ? ms(r.metric.value) : `${r.metric.value.toFixed(2)} ${r.metric.unit}`}`,
     );
   if (r.tokensPerSecond !== null) lines.push(`  tokens per second: ${r.tokensPerSecond.toFixed(1)}`);
+  if (record.energy) lines.push(`  ${energySummaryLine(record.energy, record.cost?.perMillionOutputTokens ?? null)}`);
   // Over the samples that succeeded (LoadGen's statistics count failed ones, with sentinel TTFTs); n/a where none did.
   const lat = latencyFigures(record);
   const failedNote =

@@ -19,7 +19,7 @@ export interface GpuEnergy {
   method: 'counter' | 'power' | null;
   energyJ: number | null;
   meanPowerW: number | null;
-  /** Highest power scraped within the window. */
+  /** Highest power within the window: the gauge's scrapes, and the counter's mean over each scrape interval. */
   peakPowerW: number | null;
   meanUtilPct: number | null;
   meanMemUsedMiB: number | null;
@@ -54,7 +54,7 @@ export interface EnergyReport {
   energyJ: number | null;
   method: 'counter' | 'power' | 'mixed' | null;
   meanPowerW: number | null;
-  /** Highest summed power of the GPUs within the window (each held at its last scrape). */
+  /** Highest summed power of the GPUs within the window (each held at its last scrape), at least the mean. */
   peakPowerW: number | null;
   outputTokens: number;
   joulesPerOutputToken: number | null;
@@ -118,6 +118,13 @@ function gpuEnergy(source: string, t: GpuTrack, w0: number, w1: number): GpuEner
   const num = (k: 'powerW' | 'utilPct' | 'memUsedMiB') =>
     inside.map((p) => p[k]).filter((v): v is number => v !== null);
   const power = num('powerW');
+  // The gauge is one sample a scrape: short peaks fall between. The counter's mean over each interval inside the window catches them.
+  const counted = t.points.filter((p) => p.counterJ !== null);
+  for (let i = 1; i < counted.length; i++) {
+    const a = counted[i - 1]!;
+    const b = counted[i]!;
+    if (a.tNs >= w0 && b.tNs <= w1 && b.tNs - a.tNs >= 1e8) power.push(((b.counterJ! - a.counterJ!) * 1e9) / (b.tNs - a.tNs));
+  }
   const mem = num('memUsedMiB');
   return {
     source,
@@ -140,6 +147,10 @@ function gpuEnergy(source: string, t: GpuTrack, w0: number, w1: number): GpuEner
       600,
     ),
   };
+}
+
+function maxOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.max(a, b);
 }
 
 function peakTotal(tracks: Array<readonly GpuPoint[]>, w0: number, w1: number): number | null {
@@ -213,11 +224,24 @@ export function summarizeEnergy(
     energyJ,
     method: methods.size === 0 ? null : methods.size > 1 ? 'mixed' : [...methods][0]!,
     meanPowerW: energyJ !== null && seconds > 0 ? energyJ / seconds : null,
-    peakPowerW: peakTotal(trackPoints, w0, w1),
+    peakPowerW: maxOf(peakTotal(trackPoints, w0, w1), energyJ !== null && seconds > 0 ? energyJ / seconds : null),
     outputTokens,
     joulesPerOutputToken: energyJ !== null && outputTokens > 0 ? energyJ / outputTokens : null,
     outputTokensPerSecondPerWatt: energyJ !== null && energyJ > 0 ? outputTokens / energyJ : null,
     missing,
     simulator: null,
   };
+}
+
+function fmt(v: number | null, digits: number): string {
+  return v === null || !Number.isFinite(v) ? '—' : Number(v.toPrecision(digits)).toString();
+}
+
+/** One line for the console: the energy figures beside the cost per token (or why there are none). */
+export function energySummaryLine(e: EnergyReport, dollarsPerMillionOutputTokens: number | null): string {
+  if (e.energyJ === null) return `energy: none (${e.missing ?? 'no GPU figure'})`;
+  const cost = dollarsPerMillionOutputTokens === null ? '' : `; cost $${dollarsPerMillionOutputTokens.toFixed(4)} per M output tokens`;
+  const truth =
+    e.simulator?.errorPct != null ? ` (simulator's exact energy: ${fmt(e.simulator.trueJoules, 5)} J, ${fmt(e.simulator.errorPct, 2)} % off)` : '';
+  return `energy: ${fmt(e.energyJ, 5)} J over ${fmt(e.window.seconds, 4)} s on ${e.gpus.length} GPU${e.gpus.length === 1 ? '' : 's'} (${e.method}), ${fmt(e.joulesPerOutputToken, 4)} J per output token, ${fmt(e.outputTokensPerSecondPerWatt, 4)} output tokens/s per W, mean ${fmt(e.meanPowerW, 4)} W, peak ${fmt(e.peakPowerW, 4)} W${cost}${truth}`;
 }
