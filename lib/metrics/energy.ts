@@ -123,7 +123,8 @@ function gpuEnergy(source: string, t: GpuTrack, w0: number, w1: number): GpuEner
   for (let i = 1; i < counted.length; i++) {
     const a = counted[i - 1]!;
     const b = counted[i]!;
-    if (a.tNs >= w0 && b.tNs <= w1 && b.tNs - a.tNs >= 1e8) power.push(((b.counterJ! - a.counterJ!) * 1e9) / (b.tNs - a.tNs));
+    if (a.tNs >= w0 && b.tNs <= w1 && b.tNs - a.tNs >= 1e8)
+      power.push(((b.counterJ! - a.counterJ!) * 1e9) / (b.tNs - a.tNs));
   }
   const mem = num('memUsedMiB');
   return {
@@ -190,7 +191,8 @@ export function summarizeEnergy(
     gpus.push(...mine);
     let error: string | null = null;
     if (s.scrapes === 0) error = `did not answer (${s.lastError ?? 'no reply'})`;
-    else if (s.tracks.size === 0) error = 'served no GPU metric (DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION...)';
+    else if (s.tracks.size === 0)
+      error = 'served no GPU metric (DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION...)';
     else if (mine.every((g) => g.energyJ === null)) error = 'served no GPU power or energy over the test';
     const known = mine.filter((g) => g.energyJ !== null);
     const energyJ = known.length ? known.reduce((a, g) => a + g.energyJ!, 0) : null;
@@ -240,8 +242,13 @@ function fmt(v: number | null, digits: number): string {
 /** One line for the console: the energy figures beside the cost per token (or why there are none). */
 export function energySummaryLine(e: EnergyReport, dollarsPerMillionOutputTokens: number | null): string {
   if (e.energyJ === null) return `energy: none (${e.missing ?? 'no GPU figure'})`;
-  const cost = dollarsPerMillionOutputTokens === null ? '' : `; cost $${dollarsPerMillionOutputTokens.toFixed(4)} per M output tokens`;
+  const cost =
+    dollarsPerMillionOutputTokens === null
+      ? ''
+      : `; cost $${dollarsPerMillionOutputTokens.toFixed(4)} per M output tokens`;
   const truth =
-    e.simulator?.errorPct != null ? ` (simulator's exact energy: ${fmt(e.simulator.trueJoules, 5)} J, ${fmt(e.simulator.errorPct, 2)} % off)` : '';
+    e.simulator?.errorPct != null
+      ? ` (simulator's exact energy: ${fmt(e.simulator.trueJoules, 5)} J, ${fmt(e.simulator.errorPct, 2)} % off)`
+      : '';
   return `energy: ${fmt(e.energyJ, 5)} J over ${fmt(e.window.seconds, 4)} s on ${e.gpus.length} GPU${e.gpus.length === 1 ? '' : 's'} (${e.method}), ${fmt(e.joulesPerOutputToken, 4)} J per output token, ${fmt(e.outputTokensPerSecondPerWatt, 4)} output tokens/s per W, mean ${fmt(e.meanPowerW, 4)} W, peak ${fmt(e.peakPowerW, 4)} W${cost}${truth}`;
 }

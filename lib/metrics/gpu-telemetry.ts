@@ -61,7 +61,17 @@ export function readGpuMetrics(samples: readonly PromSample[]): Map<string, GpuR
     const key = `${host ?? ''}/${uuid ?? `gpu${gpu ?? '?'}`}`;
     let r = out.get(key);
     if (!r) {
-      r = { gpu, uuid, host, model: label(l, 'modelName', 'name'), powerW: null, energyMj: null, utilPct: null, memUsedMiB: null, smClockMHz: null };
+      r = {
+        gpu,
+        uuid,
+        host,
+        model: label(l, 'modelName', 'name'),
+        powerW: null,
+        energyMj: null,
+        utilPct: null,
+        memUsedMiB: null,
+        smClockMHz: null,
+      };
       out.set(key, r);
     }
     const rk = `${key}\u0000${known.field}`;
@@ -225,7 +235,11 @@ export class GpuTelemetryScraper {
       for (const [key, r] of gpus) {
         let track = src.tracks.get(key);
         if (!track) {
-          track = new GpuTrack(key, { gpu: r.gpu, uuid: r.uuid, host: r.host, model: r.model }, this.o.maxPoints ?? 20_000);
+          track = new GpuTrack(
+            key,
+            { gpu: r.gpu, uuid: r.uuid, host: r.host, model: r.model },
+            this.o.maxPoints ?? 20_000,
+          );
           src.tracks.set(key, track);
         }
         track.add(tNs, r, edge);

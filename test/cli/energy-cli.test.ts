@@ -68,22 +68,14 @@ describe('loadgen run energy', () => {
 
   test('per-endpoint gpuMetrics in a config file: J per token for that endpoint; aggregate sums the runs', async () => {
     const out = join(dir, 'config');
-    const cfg = writeText(
-      dir,
-      'energy.yaml',
-      `endpoint:\n  - url: ${sim.url}\n    gpuMetrics: ${sim.gpuMetricsUrl}\n`,
-    );
+    const cfg = writeText(dir, 'energy.yaml', `endpoint:\n  - url: ${sim.url}\n    gpuMetrics: ${sim.gpuMetricsUrl}\n`);
     const r = await runCli(cli, ['run', '--config', cfg, ...QUICK, '--output-dir', out], dir);
     expect([0, 1], explain(r)).toContain(r.code);
     const e = results(out).energy;
     expect(e.sources[0].endpoint).toBe(sim.url);
     expect(e.sources[0].joulesPerOutputToken).toBeCloseTo(e.joulesPerOutputToken, 9);
     const agg = join(dir, 'agg.json');
-    const a = await runCli(
-      cli,
-      ['report', '--aggregate', join(dir, 'default'), out, '--output', agg],
-      dir,
-    );
+    const a = await runCli(cli, ['report', '--aggregate', join(dir, 'default'), out, '--output', agg], dir);
     expect(a.code, explain(a)).toBe(0);
     expect(a.stdout).toMatch(/Energy +[\d,.]+ J over \d+ output tokens: [\d.]+ J\/token \(2 of 2 runs/);
     const j = JSON.parse(readFileSync(agg, 'utf8'));

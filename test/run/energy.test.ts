@@ -46,7 +46,9 @@ describe('energy', () => {
     // Mean power above idle (the batch ran) and below the cap.
     expect(e.meanPowerW!).toBeGreaterThan(70);
     expect(e.peakPowerW!).toBeLessThanOrEqual(700);
-    const json = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { energy?: { joulesPerOutputToken: number } };
+    const json = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
+      energy?: { joulesPerOutputToken: number };
+    };
     expect(json.energy?.joulesPerOutputToken).toBeCloseTo(e.joulesPerOutputToken!, 6);
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('J / output token');
   }, 60_000);
