@@ -25,7 +25,7 @@ export interface GpuEnergy {
   meanMemUsedMiB: number | null;
   peakMemUsedMiB: number | null;
   counterResets: number;
-  /** Scrapes within the window, ms from its start (thinned to at most 600). */
+  /** Scrapes within the window and the one on each side of it, ms from its start (thinned to at most 600). */
   points: Array<{ tMs: number; powerW: number | null; utilPct: number | null; memUsedMiB: number | null }>;
 }
 
@@ -98,6 +98,15 @@ function thinTo<T>(xs: T[], max: number): T[] {
   return out;
 }
 
+/** The scrapes inside the window and the one on each side of it (the idle edges, in the plots). */
+function plotted(points: readonly GpuPoint[], w0: number, w1: number): GpuPoint[] {
+  const i0 = points.findIndex((p) => p.tNs >= w0);
+  const first = i0 < 0 ? points.length - 1 : Math.max(0, i0 - 1);
+  let last = points.findIndex((p) => p.tNs > w1);
+  if (last < 0) last = points.length - 1;
+  return points.slice(first, last + 1);
+}
+
 function gpuEnergy(source: string, t: GpuTrack, w0: number, w1: number): GpuEnergy {
   const seconds = (w1 - w0) / 1e9;
   let method: GpuEnergy['method'] = null;
@@ -139,7 +148,7 @@ function gpuEnergy(source: string, t: GpuTrack, w0: number, w1: number): GpuEner
     peakMemUsedMiB: mem.length ? Math.max(...mem) : null,
     counterResets: t.resets,
     points: thinTo(
-      inside.map((p) => ({
+      plotted(t.points, w0, w1).map((p) => ({
         tMs: Math.round((p.tNs - w0) / 1e5) / 10,
         powerW: p.powerW,
         utilPct: p.utilPct,

@@ -10,6 +10,11 @@ import { lineChart, PALETTE } from './svg-charts.js';
 const usd = (v: number | null | undefined): string =>
   v === null || v === undefined || !Number.isFinite(v) ? '—' : `$${v.toFixed(4)}`;
 
+/** Significant digits for the small per-token figures (0.08002, not 0.08). */
+function sig(v: number | null | undefined, n = 4): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '—' : String(Number(v.toPrecision(n)));
+}
+
 function joules(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '—';
   return Math.abs(v) >= 10_000 ? `${fmtNum(v / 1000)} kJ` : `${fmtNum(v)} J`;
@@ -22,29 +27,28 @@ export function energySection(j: ResultsJson): string {
     const rows = e.sources.map((s) => [s.url, fmtInt(s.scrapes), fmtInt(s.failures), s.error ?? '—']);
     return `<h2>Energy</h2><p class="note">${esc(e.missing ?? 'no GPU energy figure')}</p>${rows.length ? table(['GPU telemetry', 'scrapes', 'failed', 'why'], rows) : ''}`;
   }
-  const perMTokJ = e.joulesPerOutputToken === null ? null : e.joulesPerOutputToken * 1e6;
   const cards = [
     card('energy (test window)', joules(e.energyJ)),
-    card('J / output token', fmtNum(e.joulesPerOutputToken, 4)),
-    card('output tokens/s per W', fmtNum(e.outputTokensPerSecondPerWatt, 3)),
+    card('J / output token', sig(e.joulesPerOutputToken)),
+    card('output tokens/s per W', sig(e.outputTokensPerSecondPerWatt)),
     card('mean power', `${fmtNum(e.meanPowerW)} W`),
     card('peak power', `${fmtNum(e.peakPowerW)} W`),
     card('GPUs', `${fmtInt(e.gpus.length)} (${e.method ?? '—'})`),
   ];
   // Energy and money per token side by side: the two ways a run is paid for.
   const side = table(
-    ['per M output tokens', 'energy', 'kWh', 'cost'],
+    ['output tokens', 'J / output token', 'kWh / M output tokens', '$ / M output tokens'],
     [
       [
-        fmtInt(e.outputTokens) + ' tokens in the window',
-        joules(perMTokJ),
-        perMTokJ === null ? '—' : fmtNum(perMTokJ / 3.6e6, 4),
+        fmtInt(e.outputTokens),
+        sig(e.joulesPerOutputToken),
+        e.joulesPerOutputToken === null ? '—' : sig((e.joulesPerOutputToken * 1e6) / 3.6e6),
         j.cost ? usd(j.cost.perMillionOutputTokens) : 'no --gpu-hour-price',
       ],
     ],
   );
   const truth = e.simulator
-    ? `<p class="note">Simulator: its GPUs' exact energy over the same window is ${esc(joules(e.simulator.trueJoules))} (${esc(fmtNum(e.simulator.trueJoulesPerOutputToken, 4))} J/token); the measurement is ${esc(fmtNum(e.simulator.errorPct, 3))} % off.</p>`
+    ? `<p class="note">Simulator: its GPUs' exact energy over the same window is ${esc(joules(e.simulator.trueJoules))} (${esc(sig(e.simulator.trueJoulesPerOutputToken))} J/token); the measurement is ${esc(sig(e.simulator.errorPct, 2))} % off.</p>`
     : '';
   const gpuRows = e.gpus.map((g) => [
     g.host ? `${g.host} ${g.gpu ?? ''}` : (g.gpu ?? '—'),
