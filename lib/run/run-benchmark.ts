@@ -235,6 +235,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
 
   let sim: Simulator | null = null;
   let llm: LlmSut | null = null;
+  let energy: RunEnergy | null = null;
   try {
     let endpoints: (string | EndpointConfig)[] = [...endpointsIn];
     if (simulated) {
@@ -252,7 +253,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       if (gpuTargets.length === 0) gpuTargets.push({ url: sim.gpuMetricsUrl, endpoint: sim.url });
     }
     const simGpus = sim !== null && gpuTargets.length === 1 && gpuTargets[0]!.url === sim.gpuMetricsUrl;
-    const energy = gpuTargets.length > 0 ? new RunEnergy(gpuTargets, log) : null;
+    energy = gpuTargets.length > 0 ? new RunEnergy(gpuTargets, log) : null;
     for (const n of composed.notes) log(n);
     if (
       !simulated &&
@@ -429,6 +430,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     if (options.writeOutputs !== false) await writeRunFiles(record);
     return record;
   } finally {
+    energy?.stop();
     await llm?.close().catch(() => undefined);
     await sim?.close().catch(() => undefined);
   }

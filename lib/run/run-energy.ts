@@ -80,6 +80,11 @@ export class RunEnergy {
     this.testEndNs = Number(process.hrtime.bigint());
   }
 
+  /** Stops the timer (a run that failed before finish()). */
+  stop(): void {
+    this.scraper.stop();
+  }
+
   /** After the test and the adapter's last reply: the closing scrape and the report. */
   async finish(record: RunRecord): Promise<EnergyReport> {
     this.scraper.stop();

@@ -46,10 +46,6 @@ export class GpuPowerModel {
     this.watts.push(this.powerFor(0));
   }
 
-  get gpus(): number {
-    return this.cfg.gpus;
-  }
-
   /** Watts of one GPU with `running` sequences in the batch. */
   powerFor(running: number): number {
     return Math.min(this.cfg.maxWatts, this.cfg.idleWatts + this.cfg.wattsPerSeq * running);
@@ -96,11 +92,6 @@ export class GpuPowerModel {
   /** Energy of all the GPUs since the model started, J. */
   totalJoules(): number {
     return this.perGpuAt(nowNs()) * this.cfg.gpus;
-  }
-
-  /** Power of all the GPUs now, W. */
-  totalWatts(): number {
-    return this.powerFor(this.running) * this.cfg.gpus;
   }
 
   /** dcgm-exporter's text for the GPUs now; kvTokens is what the batch holds in the KV cache. */
