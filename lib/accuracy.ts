@@ -18,7 +18,9 @@ export type {
   SampleScore,
   InlineReferences,
   AccuracySummary,
+  DatasetCounts,
 } from './accuracy/score.js';
+export type { CodeExecutionOptions, CodeProblem } from './accuracy/code-types.js';
 
 // ── The per-benchmark targets ───────────────────────────────────────────────
 export { ACCURACY_TARGETS, accuracyTarget } from './accuracy/targets.js';

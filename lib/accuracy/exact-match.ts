@@ -4,12 +4,9 @@
 //     last number; commas dropped; compared as floats with the ground truth;
 //   - AIME (deepseek-r1 / gpt-oss eval_accuracy.py): the last \boxed{digits},
 //     else the last "Answer: digits"; an integer 0..999 compared with int(gt);
-//   - MATH-500: the content of the last \boxed{...} (braces balanced). The
-//     references grade it with PRM800K's grade_answer (sympy-based
-//     equivalence); here the comparison is a normalised string match, then a
-//     numeric one (see mathAnswersEqual): answers that PRM800K proves equal
-//     through algebra (e.g. "\frac{1}{2}" vs "0.5" is handled, "x+1" vs "1+x"
-//     is not) can score lower here.
+//   - MATH-500: the content of the last \boxed{...} (braces balanced),
+//     graded by PRM800K's rules in math-grader.ts; mathAnswersEqual below is
+//     a plain normalised comparison, no longer used for scoring.
 
 /** Python's float(str) for the strings these scripts produce; null where Python raises. */
 export function pyFloat(s: string): number | null {

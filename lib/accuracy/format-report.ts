@@ -1,6 +1,6 @@
 // An accuracy report for people (formatAccuracyReport) and in compact form
 // for results.json and report.html (summarizeAccuracy).
-import type { AccuracyReport, MetricVerdict } from './score-types.js';
+import type { AccuracyReport, DatasetCounts, MetricVerdict } from './score-types.js';
 
 /** A human-readable summary: scores, verdicts, checks, notes. */
 export function formatAccuracyReport(r: AccuracyReport): string {
@@ -21,6 +21,18 @@ export function formatAccuracyReport(r: AccuracyReport): string {
     lines.push(
       `  ${v.metric.padEnd(w)}  ${val.padStart(12)}  ${v.status.padEnd(7)}  target ${bound}${upper}${how}${v.note ? `  [${v.note}]` : ''}`,
     );
+  }
+  if (r.datasets && Object.keys(r.datasets).length > 0) {
+    lines.push('');
+    const names = Object.keys(r.datasets).sort();
+    const nw = Math.max(7, ...names.map((n) => n.length));
+    const cols = ['samples', 'passed', 'failed', 'timed out', 'empty', 'unscored'];
+    lines.push(`  ${'dataset'.padEnd(nw)}  ${cols.map((c) => c.padStart(9)).join(' ')}`);
+    for (const n of names) {
+      const c = r.datasets[n]!;
+      const v = [c.samples, c.passed, c.failed, c.timedOut, c.empty, c.unscored];
+      lines.push(`  ${n.padEnd(nw)}  ${v.map((x) => String(x).padStart(9)).join(' ')}`);
+    }
   }
   lines.push('');
   lines.push(
@@ -67,6 +79,8 @@ export interface AccuracySummary {
   verdicts: Array<Pick<MetricVerdict, 'metric' | 'value' | 'target' | 'upperLimit' | 'status'>>;
   checksPass: boolean;
   notes: string[];
+  /** Per source dataset: samples, passed, failed, timedOut, empty, unscored (deepseek-r1, gpt-oss-120b). */
+  datasets?: Record<string, DatasetCounts>;
 }
 
 export function summarizeAccuracy(r: AccuracyReport): AccuracySummary {
@@ -84,5 +98,6 @@ export function summarizeAccuracy(r: AccuracyReport): AccuracySummary {
     })),
     checksPass: r.checks.pass,
     notes: [...r.notes],
+    ...(r.datasets ? { datasets: structuredClone(r.datasets) } : {}),
   };
 }

@@ -1,12 +1,11 @@
 // Scoring per method, as each benchmark's MLPerf reference script does:
 // ROUGE (llama2-70b, llama3.1-8b, ...), mixtral's mix of ROUGE and GSM8K,
-// and the exact-match graders of deepseek-r1 and gpt-oss.
+// (deepseek-r1's and gpt-oss's graders are in score-answers.ts).
 import type { AccuracyLogEntry } from './accuracy-log.js';
-import { aimeCorrect, gsm8kCorrect, mathAnswersEqual, parseAimeAnswer, parseBoxed } from './exact-match.js';
-import { multipleChoiceCorrect, parseMultipleChoice, type ChoiceFlavor } from './multiple-choice.js';
-import { npMean, npRound, rougeCorpus } from './rouge.js';
-import { AccuracyInputError, type SampleScore, type ScoreAccuracyOptions, type Scored } from './score-types.js';
-import { englishPunkt, pyStrip, sentencesPerLine, type PunktParameters } from './sentence-split.js';
+import { gsm8kCorrect } from './exact-match.js';
+import { npRound, rougeCorpus } from './rouge.js';
+import type { SampleScore, ScoreAccuracyOptions, Scored } from './score-types.js';
+import { englishPunkt, sentencesPerLine, type PunktParameters } from './sentence-split.js';
 import type { BenchmarkAccuracy } from './targets.js';
 import type { Detokenizer } from './tokenizer.js';
 
@@ -34,8 +33,13 @@ export function pyRound(x: number, d: number): number {
   return Number(x.toFixed(d));
 }
 
+/** An entry with no tokens (a failed sample) is an empty prediction, as the reference's batch decode makes it. */
+export function decodeEntry(e: AccuracyLogEntry, tok: Detokenizer, skip: boolean): string {
+  return e.tokens.length === 0 ? '' : tok.decode(e.tokens, { skipSpecialTokens: skip });
+}
+
 function decodeAll(entries: readonly AccuracyLogEntry[], tok: Detokenizer, skip: boolean): string[] {
-  return entries.map((e) => tok.decode(e.tokens, { skipSpecialTokens: skip }));
+  return entries.map((e) => decodeEntry(e, tok, skip));
 }
 
 function rougeMetrics(
@@ -163,118 +167,4 @@ export function scoreMixtral(
     },
     ...(o.keepSamples ? { samples } : {}),
   };
-}
-
-interface Grader {
-  key: string;
-  grade(output: string, gt: string): { correct: boolean; extracted: string | number | null } | null;
-}
-
-function graders(flavor: ChoiceFlavor): Grader[] {
-  const mc = (max: string, options: string) => (out: string, gt: string) => {
-    const p = parseMultipleChoice(out, max, flavor);
-    return { correct: multipleChoiceCorrect(p, gt, options), extracted: p };
-  };
-  const list: Grader[] = [
-    { key: 'gpqa', grade: mc('D', 'ABCD') },
-    { key: 'mmlu_pro', grade: mc('J', 'ABCDEFGHIJ') },
-    {
-      key: 'math500',
-      grade: (out, gt) => {
-        const p = parseBoxed(out);
-        return { correct: mathAnswersEqual(p, gt), extracted: p };
-      },
-    },
-    {
-      key: 'aime',
-      grade: (out, gt) => {
-        const p = parseAimeAnswer(out);
-        return { correct: aimeCorrect(p, gt), extracted: p };
-      },
-    },
-    // Needs running the generated code against the benchmark's tests.
-    { key: 'livecodebench', grade: () => null },
-  ];
-  if (flavor === 'gpt-oss') list.push({ key: 'mmlu', grade: mc('J', 'ABCDEFGHIJ') });
-  return list;
-}
-
-const GPT_OSS_REPEATS: Record<string, number> = { aime25: 8, gpqa_diamond: 5, livecodebench_v6: 3 };
-
-export function scoreAnswers(
-  spec: BenchmarkAccuracy,
-  entries: readonly AccuracyLogEntry[],
-  refs: readonly string[],
-  cats: readonly string[],
-  tok: Detokenizer,
-  o: ScoreAccuracyOptions,
-  notes: string[],
-): Scored {
-  const flavor: ChoiceFlavor = spec.method === 'gpt-oss' ? 'gpt-oss' : 'deepseek-r1';
-  const gs = graders(flavor);
-  const stats: Record<string, { samples: number; correct: number }> = {};
-  const perRow: number[] = [];
-  const tokLens: number[] = [];
-  const samples: SampleScore[] = [];
-  let unscorable = 0;
-  let skipped = 0;
-  for (const e of entries) {
-    if (e.qslIdx >= refs.length) {
-      skipped++;
-      continue;
-    }
-    const name = (cats[e.qslIdx] ?? '').toLowerCase();
-    if (!name) throw new AccuracyInputError(`sample ${e.qslIdx}: empty dataset name in the category column`);
-    const g = gs.find((x) => name.includes(x.key));
-    if (!g)
-      throw new AccuracyInputError(
-        `sample ${e.qslIdx}: no evaluator for dataset '${cats[e.qslIdx]}' (known: ${gs.map((x) => x.key).join(', ')})`,
-      );
-    const out = pyStrip(tok.decode(e.tokens, { skipSpecialTokens: spec.skipSpecialTokens }));
-    const r = out ? g.grade(out, refs[e.qslIdx]!) : { correct: false, extracted: null };
-    const st = (stats[name] ??= { samples: 0, correct: 0 });
-    st.samples++;
-    tokLens.push(e.tokens.length);
-    if (r === null) {
-      unscorable++;
-      perRow.push(0);
-    } else {
-      if (r.correct) st.correct++;
-      perRow.push(r.correct ? 100 : 0);
-    }
-    if (o.keepSamples) {
-      samples.push({
-        qslIdx: e.qslIdx,
-        output: out,
-        reference: refs[e.qslIdx]!,
-        category: cats[e.qslIdx]!,
-        scores: r === null ? {} : { exact_match: r.correct ? 1 : 0 },
-        extracted: r === null ? null : r.extracted,
-      });
-    }
-  }
-  if (skipped)
-    notes.push(`${skipped} log entries have a qsl_idx beyond the dataset and were skipped (as the reference does)`);
-  const metrics: Record<string, number> = {};
-  const unknown: Scored['unknown'] = {};
-  if (perRow.length > 0) {
-    if (flavor === 'gpt-oss') {
-      let score = 0;
-      let max = 0;
-      for (const [name, st] of Object.entries(stats)) {
-        const rep = GPT_OSS_REPEATS[name] ?? 1;
-        score += st.correct / rep;
-        max += st.samples / rep;
-      }
-      metrics.exact_match = Number(((score / max) * 100).toFixed(3));
-    } else {
-      metrics.exact_match = npMean(perRow);
-    }
-    metrics.tokens_per_sample = npMean(tokLens);
-    metrics['num-samples'] = perRow.length;
-  }
-  if (unscorable > 0) {
-    unknown.exact_match = `${unscorable} LiveCodeBench samples need their generated code run against the benchmark's tests: not scored here (counted as wrong in the value shown)`;
-  }
-  return { metrics, unknown, categories: stats, ...(o.keepSamples ? { samples } : {}) };
 }

@@ -4,6 +4,7 @@
 import { ErrorCode, LoadgenError } from '../core/errors.js';
 import type { Dataset } from '../dataset/types.js';
 import type { AccuracyLog, TokenDtype } from './accuracy-log.js';
+import type { CodeExecutionOptions, CodeProblem } from './code-types.js';
 import type { PunktParameters } from './sentence-split.js';
 import type { AccuracyMetric, BenchmarkAccuracy } from './targets.js';
 import type { Test06Report } from './test06.js';
@@ -57,6 +58,29 @@ export interface ScoreAccuracyOptions {
   punkt?: PunktParameters;
   /** Keep every sample's decoded output and per-sample scores in the report. */
   keepSamples?: boolean;
+  /** How generated programs (LiveCodeBench) are run: sandbox, limits, workers, progress. */
+  codeExecution?: CodeExecutionOptions;
+  /**
+   * Each sample's tests for code execution, when `dataset` is not a file
+   * (a file's LiveCodeBench columns are read from it).
+   */
+  codeProblems?: ReadonlyArray<CodeProblem | undefined>;
+}
+
+/** What happened to one source dataset's samples. */
+export interface DatasetCounts {
+  /** Samples of this dataset in the log (as scored: gpt-oss counts every repeat). */
+  samples: number;
+  /** Graded correct (a program: every test passed). */
+  passed: number;
+  /** Graded wrong (no answer, a wrong answer, a program that failed a test, crashed or broke a limit). */
+  failed: number;
+  /** Programs stopped at a time limit (wrong, counted apart from `failed`). */
+  timedOut: number;
+  /** Entries with no tokens (failed samples), included in `failed`. */
+  empty: number;
+  /** Samples that could not be graded (a program without tests in the dataset); counted wrong in the score. */
+  unscored: number;
 }
 
 export type AccuracyVerdictStatus = 'PASS' | 'FAIL' | 'UNKNOWN';
@@ -83,6 +107,8 @@ export interface SampleScore {
   /** rouge F-measures (0..1) or correctness (1/0) of this sample. */
   scores: Record<string, number>;
   extracted?: string | number | null;
+  /** A program's run: passed, failed, timeout or error, with the first failing test. */
+  execution?: string;
 }
 
 export interface AccuracyReport {
@@ -95,6 +121,8 @@ export interface AccuracyReport {
     uniqueSamples: number;
     duplicates: number;
     truncated: boolean;
+    /** Entries with no tokens (failed samples), scored as empty answers. */
+    empty: number;
   };
   dataset: { path?: string; size: number; referenceColumn?: string; categoryColumn?: string };
   tokenizer: { path: string; configPath?: string; cleanUpTokenizationSpaces: boolean; skipSpecialTokens: boolean };
@@ -102,6 +130,8 @@ export interface AccuracyReport {
   metrics: Record<string, number>;
   /** Samples per source dataset (methods with categories). */
   categories?: Record<string, { samples: number; correct?: number }>;
+  /** Per source dataset: samples, passed, failed, timed out, empty, unscored (deepseek-r1, gpt-oss). */
+  datasets?: Record<string, DatasetCounts>;
   verdicts: MetricVerdict[];
   /** true when every metric with a target passes; false when one fails; null when none could be judged. */
   pass: boolean | null;
@@ -117,5 +147,6 @@ export interface Scored {
   metrics: Record<string, number>;
   unknown: Partial<Record<AccuracyMetric, string>>;
   categories?: Record<string, { samples: number; correct?: number }>;
+  datasets?: Record<string, DatasetCounts>;
   samples?: SampleScore[];
 }

@@ -6,7 +6,9 @@
 import { AccuracyLogError, dedupByQslIdx, readAccuracyLog } from './accuracy-log.js';
 import { formatLimit } from './format-report.js';
 import { loadReferences } from './references.js';
-import { scoreAnswers, scoreMixtral, scoreRouge } from './score-methods.js';
+import { readCodeProblems } from './code-tests.js';
+import { scoreAnswers } from './score-answers.js';
+import { scoreMixtral, scoreRouge } from './score-methods.js';
 import {
   AccuracyInputError,
   type AccuracyReport,
@@ -21,6 +23,7 @@ import { loadTokenizer } from './tokenizer.js';
 export { AccuracyInputError } from './score-types.js';
 export type {
   AccuracyReport,
+  DatasetCounts,
   AccuracyVerdictStatus,
   InlineReferences,
   MetricVerdict,
@@ -156,13 +159,24 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
       scored = scoreMixtral(spec, log.entries, unique, refs, cats!, tok, options);
       break;
     case 'deepseek-r1':
-      scored = scoreAnswers(spec, unique, refs, cats!, tok, options, notes);
+    case 'gpt-oss': {
+      const hasCode = cats!.some((c) => c.toLowerCase().includes('livecodebench'));
+      const problems =
+        options.codeProblems ??
+        (hasCode && typeof options.dataset === 'string' ? await readCodeProblems(options.dataset) : undefined);
+      // gpt-oss scores every entry (its repeats), deepseek-r1 the first of each qsl_idx.
+      const rows = spec.method === 'gpt-oss' ? log.entries : unique;
+      scored = await scoreAnswers(spec, rows, refs, cats!, tok, options, notes, problems);
       break;
-    case 'gpt-oss':
-      scored = scoreAnswers(spec, log.entries, refs, cats!, tok, options, notes);
-      break;
+    }
   }
 
+  const emptyEntries = log.entries.filter((e) => e.tokens.length === 0).length;
+  if (emptyEntries > 0 && spec.method !== 'deepseek-r1' && spec.method !== 'gpt-oss') {
+    notes.push(
+      `${emptyEntries} log entries have no tokens (failed samples): scored as empty outputs, as the reference does`,
+    );
+  }
   const uniqueCount = unique.length;
   if (uniqueCount !== spec.samples) {
     notes.push(
@@ -170,11 +184,6 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
     );
   }
   if (duplicates > 0) notes.push(`${duplicates} duplicate entries (same qsl_idx) ignored: the first of each is scored`);
-  if (spec.method === 'deepseek-r1' || spec.method === 'gpt-oss') {
-    notes.push(
-      "MATH-500 answers are compared after normalisation (string, then number), not with PRM800K's symbolic grader",
-    );
-  }
 
   const verdicts = judge(spec, scored);
   const judged = verdicts.filter((v) => v.status !== 'UNKNOWN');
@@ -196,6 +205,7 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
       uniqueSamples: uniqueCount,
       duplicates,
       truncated: log.truncated,
+      empty: emptyEntries,
     },
     dataset: info,
     tokenizer: {
@@ -212,6 +222,7 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
     notes,
   };
   if (scored.categories) report.categories = scored.categories;
+  if (scored.datasets) report.datasets = scored.datasets;
   if (scored.samples) report.samples = scored.samples;
   return report;
 }

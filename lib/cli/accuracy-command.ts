@@ -43,6 +43,15 @@ export interface AccuracyFlags {
   json?: boolean;
   punkt?: string;
   nltkUnicodeQuotes?: boolean;
+  allowUnsandboxed?: boolean;
+  codeWorkers?: string;
+  codeTimeout?: string;
+  codeMemory?: string;
+}
+
+function positiveInt(flag: string, v: string): number {
+  if (!/^[1-9]\d*$/.test(v)) throw new UsageError(`${flag}: expected a positive integer, got '${v}'`);
+  return Number(v);
 }
 
 export interface AccuracyIo {
@@ -50,7 +59,7 @@ export interface AccuracyIo {
   stderr: { write(s: string): unknown };
 }
 
-async function flagsToOptions(f: AccuracyFlags): Promise<ScoreAccuracyOptions> {
+async function flagsToOptions(f: AccuracyFlags, io?: AccuracyIo): Promise<ScoreAccuracyOptions> {
   const missing = (['log', 'dataset', 'tokenizer'] as const).filter((k) => !f[k]);
   if (missing.length > 0) {
     throw new UsageError(
@@ -82,6 +91,22 @@ async function flagsToOptions(f: AccuracyFlags): Promise<ScoreAccuracyOptions> {
   }
   if (f.scenario !== undefined) o.scenario = f.scenario;
   if (f.keepSamples) o.keepSamples = true;
+  const code: NonNullable<ScoreAccuracyOptions['codeExecution']> = {};
+  if (f.allowUnsandboxed) code.allowUnsandboxed = true;
+  if (f.codeWorkers !== undefined) code.workers = positiveInt('--code-workers', f.codeWorkers);
+  if (f.codeTimeout !== undefined) code.testTimeoutSec = positiveInt('--code-timeout', f.codeTimeout);
+  if (f.codeMemory !== undefined) code.memoryBytes = positiveInt('--code-memory', f.codeMemory) * 1024 * 1024;
+  if (io) {
+    let last = -1;
+    code.onProgress = (done, total) => {
+      const pct = Math.floor((100 * done) / total);
+      if (pct !== last && (pct % 10 === 0 || done === total)) {
+        last = pct;
+        io.stderr.write(`code execution: ${done}/${total} programs run\n`);
+      }
+    };
+  }
+  o.codeExecution = code;
   if (f.punkt !== undefined) {
     try {
       o.punkt = await loadPunktParameters(f.punkt, { unicodeQuotes: f.nltkUnicodeQuotes === true });
@@ -106,7 +131,7 @@ export async function runAccuracyCommand(
 ): Promise<number> {
   let report: AccuracyReport;
   try {
-    report = await scoreAccuracy(await flagsToOptions(flags));
+    report = await scoreAccuracy(await flagsToOptions(flags, io));
   } catch (err) {
     if (
       err instanceof UsageError ||
@@ -173,6 +198,13 @@ export function registerAccuracyCommand(program: Command): void {
       '--nltk-unicode-quotes',
       'sentence splitting with NLTK 3.9+ quote rules (default: NLTK 3.8.1, as MLPerf pins)',
     )
+    .option(
+      '--allow-unsandboxed',
+      'run generated programs (LiveCodeBench) with resource limits only where no network namespace can be made',
+    )
+    .option('--code-workers <n>', 'generated programs run at once (default: the CPU count)')
+    .option('--code-timeout <s>', 'time limit per test of a generated program, seconds (default 60, as the reference)')
+    .option('--code-memory <MiB>', 'memory (address space) limit of a generated program, MiB (default 1024)')
     .option('--keep-samples', 'write every decoded output and its per-sample scores into the report')
     .option('--json', 'print the report as JSON instead of text')
     .action(async (flags: AccuracyFlags) => {

@@ -59,6 +59,7 @@ export interface RunFlags {
   quiet?: boolean;
   /** A harness-limited measurement (docs/measurement.md) exits with 7. */
   strict?: boolean;
+  strictMlperf?: boolean;
   /** Multi-turn: a conversation file, how to run it, and tool answers (lib/cli/conversation-flags.ts). */
   conversations?: string;
   multiturn?: string;
@@ -160,6 +161,7 @@ const KEYS: Record<string, KeyKind> = {
   json: 'boolean',
   quiet: 'boolean',
   strict: 'boolean',
+  strictMlperf: 'boolean',
   conversations: 'path',
   multiturn: 'string',
   maxConcurrentConversations: 'integer',

@@ -1,12 +1,12 @@
 // The `loadgen` command (bundled by tsup into dist/cli.js, with a shebang).
 // Placeholders (not implemented yet) exit with 2.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { Command, CommanderError } from 'commander';
 
 import { registerAccuracyCommand } from './accuracy-command.js';
+import { registerComplianceCommand } from './compliance-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerReportCommand } from './report-command.js';
 import { registerSimCommand } from './sim-command.js';
@@ -14,24 +14,13 @@ import { guardConsole } from '../core/redact.js';
 import { ExitCode } from './exit-codes.js';
 import { registerProbeCommand } from './probe-command.js';
 import { registerRunCommand } from './run-command.js';
+import { registerSubmissionCommand } from './submission-command.js';
 import { registerSweepCommand } from './sweep-command.js';
+import { packageVersion } from './version.js';
+
+export { packageVersion };
 
 export const NOT_IMPLEMENTED_EXIT_CODE = 2;
-
-/** The version in @x/loadgen's package.json (found by walking up from here). */
-export function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === '@x/loadgen' && pkg.version) return pkg.version;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return '0.0.0-unknown';
-    dir = parent;
-  }
-}
 
 const PLACEHOLDERS: ReadonlyArray<readonly [string, string]> = [];
 
@@ -62,6 +51,8 @@ export function createProgram(): Command {
   registerSimCommand(program);
   registerServeCommand(program);
   registerAccuracyCommand(program);
+  registerComplianceCommand(program);
+  registerSubmissionCommand(program);
   hintAfterErrors(program, 'loadgen');
   return program;
 }

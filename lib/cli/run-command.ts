@@ -220,6 +220,11 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
     if (options.endpoints) throw new UsageError("the config file's 'simulator' options apply only without endpoints");
     options.simulator = f.simulator as SimulatorOptions;
   }
+  if (f.strictMlperf === true) {
+    if (options.benchmark === undefined)
+      throw new UsageError('--strict-mlperf needs --benchmark (the MLPerf model whose rules apply)');
+    options.strictMlperf = true;
+  }
   applyExtrasFlags(f, options);
   applyRequestFlags(f, options);
   return { options, json: f.json === true, quiet: f.quiet === true, strict: f.strict === true };

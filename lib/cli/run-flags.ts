@@ -126,6 +126,10 @@ export function addRunFlags(cmd: Command): Command {
       'exit 8 when the measurement is harness-limited (the harness, not the server, limited the figures; see docs/measurement.md)',
     )
     .option(
+      '--strict-mlperf',
+      'with --benchmark: refuse (exit 2) a performance run whose settings the MLPerf submission checker v6.1 would reject (min duration, seeds, sample counts), instead of warning',
+    )
+    .option(
       '--resume <dir>',
       'continue the interrupted accuracy or submission run in <dir> (same flags; only its missing samples are sent)',
     )

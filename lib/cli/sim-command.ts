@@ -24,6 +24,10 @@ export interface SimFlags {
   eosAfter?: number;
   eosTokenId?: number;
   sglangOutputIds?: 'cumulative' | 'delta';
+  outputIdsAhead?: number;
+  parserWithholds?: number;
+  finishAfterTokenIds?: boolean;
+  sseDone?: boolean;
   prefixCache?: boolean;
   prefixCacheBlockTokens?: number;
   returnTokenIds?: boolean;
@@ -89,6 +93,10 @@ export function simOptionsFromFlags(flags: SimFlags): SimulatorOptions {
   if (flags.eosAfter !== undefined) o.eosAfter = flags.eosAfter;
   if (flags.eosTokenId !== undefined) o.eosTokenId = flags.eosTokenId;
   if (flags.sglangOutputIds !== undefined) o.sglangOutputIds = flags.sglangOutputIds;
+  if (flags.outputIdsAhead !== undefined) o.outputIdsAhead = flags.outputIdsAhead;
+  if (flags.parserWithholds !== undefined) o.parserWithholds = flags.parserWithholds;
+  if (flags.finishAfterTokenIds === true) o.finishAfterTokenIds = true;
+  if (flags.sseDone === false) o.sseDone = false;
   if (flags.prefixCache === true) o.prefixCache = true;
   if (flags.prefixCacheBlockTokens !== undefined) o.prefixCacheBlockTokens = flags.prefixCacheBlockTokens;
   if (flags.returnTokenIds === false) o.returnTokenIds = false;
@@ -140,6 +148,18 @@ export function registerSimCommand(program: Command): void {
     .option('--eos-after <n>', 'stop with EOS after this many tokens (unless ignore_eos)', integer(1))
     .option('--eos-token-id <n>', 'EOS token id', integer(0))
     .option('--sglang-output-ids <mode>', '/generate streaming output_ids: cumulative | delta', outputIds)
+    .option(
+      '--output-ids-ahead <n>',
+      "/generate cumulative streams: output_ids run up to n ids past the chunk's completion_tokens",
+      integer(0),
+    )
+    .option(
+      '--parser-withholds <n>',
+      'vLLM chat without return_token_ids: the chunks of the first n tokens are not sent (an older parser)',
+      integer(0),
+    )
+    .option('--finish-after-token-ids', 'vLLM chat chunks: finish_reason written after token_ids')
+    .option('--no-sse-done', 'streams end without data: [DONE]')
     .option('--prefix-cache', 'model a prefix cache: cached full blocks of a prompt are not prefilled again')
     .option('--prefix-cache-block-tokens <n>', 'tokens per prefix-cache block (default 16)', integer(1))
     .option('--no-return-token-ids', 'ignore return_token_ids, like vLLM before 0.10.2')

@@ -4,8 +4,9 @@
 // where tsup's shims provide import.meta.url), the CLI bundle (dist/cli.js)
 // and from vitest running lib/ directly: the package root is found by walking
 // up from this module's directory to the package.json named @x/loadgen, and
-// node-gyp-build looks there in build/Release, build/Debug, then
-// prebuilds/<platform>-<arch>/.
+// node-gyp-build looks there in build/Release, build/Debug (a source build:
+// a clone, or an install where no prebuild matched), then
+// prebuilds/<platform>-<arch>/ (the packed package: docs/install.md).
 //
 // LOADGEN_NATIVE_PATH=/path/to/loadgen.node loads that file instead (e.g. the
 // cmake-js build in build-cmake-js/Release/loadgen.node).
@@ -66,7 +67,9 @@ function load(): NativeBinding {
     const detail = err instanceof Error ? err.message : String(err);
     throw new Error(
       `${PACKAGE_NAME}: could not load the native addon from ${override ?? packageRoot} ` +
-        `(build it with \`npm run build:native\`): ${detail}`,
+        '(no prebuild for this platform and no build: `npm rebuild @x/loadgen --ignore-scripts=false` compiles ' +
+        'it, which needs a C++17 compiler and Python 3, see docs/install.md; in a clone, `npm run build:native`): ' +
+        detail,
       { cause: err },
     );
   }

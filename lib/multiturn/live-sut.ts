@@ -449,6 +449,7 @@ export async function createLiveSut(o: LiveSutOptions): Promise<LiveSut> {
         issueDelayMs: percentiles(issueDelays, 1e-6),
         headersMs: percentiles([]),
         warnings: [...warnings],
+        idMismatch: { samples: 0, first: [] },
         timings: timings.map((t) => ({ ...t })),
       };
     },

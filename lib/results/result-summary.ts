@@ -5,6 +5,7 @@
 // like endpoints' COMPLETE snapshot); otherwise from LoadGen's statistics,
 // which hold only min/max/mean and six percentiles (std_dev null, no histogram).
 import type { LatencyStats, TestResult } from '../core/result.js';
+import { earlyStoppingPercentiles } from './early-stopping.js';
 import type { RunRecord } from './run-record.js';
 import { logHistogram, lowerPercentile, moments, seriesFromTimings, sortedCopy, type SampleSeries } from './samples.js';
 import { latencyFigures, overallVerdict, runStatusOf } from './run-status.js';
@@ -33,6 +34,8 @@ export interface SeriesSummary {
   avg: number;
   std_dev: number | null;
   percentiles: Record<string, number>;
+  /** endpoints' early-stopping estimates (ttft, tpot, latency from per-sample timings): the checker's p99 TTFT and TPOT. */
+  early_stopping_percentiles?: Record<string, number | null>;
   histogram: { buckets: Array<[number, number]>; counts: number[] };
 }
 
@@ -59,8 +62,12 @@ export interface ResultSummaryJson {
   run_config: Record<string, unknown> | null;
 }
 
-/** Exact rollup of raw values (endpoints' exact path: numpy "lower" percentiles). */
-export function seriesSummary(values: ArrayLike<number>): SeriesSummary | Record<string, never> {
+/**
+ * Exact rollup of raw values (endpoints' exact path: numpy "lower"
+ * percentiles); `earlyStopping` adds endpoints' early-stopping estimates
+ * right after the percentiles, as it does for TTFT, TPOT and latency.
+ */
+export function seriesSummary(values: ArrayLike<number>, earlyStopping = false): SeriesSummary | Record<string, never> {
   if (values.length === 0) return {};
   const sorted = sortedCopy(values);
   const m = moments(sorted);
@@ -74,6 +81,7 @@ export function seriesSummary(values: ArrayLike<number>): SeriesSummary | Record
     avg: m.mean,
     std_dev: m.stdDev,
     percentiles,
+    ...(earlyStopping ? { early_stopping_percentiles: earlyStoppingPercentiles(sorted, ENDPOINTS_PERCENTILES) } : {}),
     histogram: logHistogram(sorted),
   };
 }
@@ -179,9 +187,9 @@ export function buildResultSummary(record: RunRecord): ResultSummaryJson {
     duration_ns: duration,
     state: r.aborted ? 'interrupted' : 'complete',
     complete: !r.aborted,
-    ttft: series ? seriesSummary(series.ttftNs) : seriesFromLoadgen(lat.ttft, latencyCount),
-    tpot: series ? seriesSummary(series.tpotNs) : seriesFromLoadgen(lat.tpot, latencyCount),
-    latency: series ? seriesSummary(series.latencyNs) : seriesFromLoadgen(lat.latency, latencyCount),
+    ttft: series ? seriesSummary(series.ttftNs, true) : seriesFromLoadgen(lat.ttft, latencyCount),
+    tpot: series ? seriesSummary(series.tpotNs, true) : seriesFromLoadgen(lat.tpot, latencyCount),
+    latency: series ? seriesSummary(series.latencyNs, true) : seriesFromLoadgen(lat.latency, latencyCount),
     output_sequence_lengths: series ? seriesSummary(series.outputTokens) : {},
     // The run record holds no per-sample prompt lengths.
     input_sequence_lengths: {},

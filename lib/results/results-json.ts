@@ -118,6 +118,8 @@ export interface ResultsJson extends CostSections {
     retries: number;
     kinds: Record<string, number>;
     warnings: string[];
+    /** Samples completed without ids: the ids received disagree with the server's count. */
+    idMismatch: SutReport['idMismatch'];
   };
   endpoints: EndpointResult[];
   harness: {
@@ -338,6 +340,10 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       retries,
       kinds: { ...(sut?.errorKinds ?? {}) },
       warnings: [...(sut?.warnings ?? [])],
+      idMismatch: {
+        samples: sut?.idMismatch?.samples ?? 0,
+        first: (sut?.idMismatch?.first ?? []).map((m) => ({ ...m })),
+      },
     },
     endpoints: endpointResults(record, window),
     harness:

@@ -5,6 +5,14 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { redactDeep, scrubText } from '../core/redact.js';
+import {
+  ACCURACY_RESULTS_DIR,
+  ACCURACY_RESULTS_FILE,
+  ENDPOINTS_CONFIG_FILE,
+  buildAccuracyResults,
+  endpointsConfigYaml,
+  scoredAccuracy,
+} from './endpoints-files.js';
 import { toJsonText } from './json-text.js';
 import { buildReportHtml } from './report-html.js';
 import { buildResultSummary } from './result-summary.js';
@@ -15,6 +23,8 @@ export const RESULT_FILES = {
   results: 'results.json',
   resultSummary: 'result_summary.json',
   report: 'report.html',
+  endpointsConfig: ENDPOINTS_CONFIG_FILE,
+  accuracyResults: `${ACCURACY_RESULTS_DIR}/${ACCURACY_RESULTS_FILE}`,
 } as const;
 
 /** Writes `text` to `path` atomically (temp file in the same directory, then rename). */
@@ -38,7 +48,11 @@ export function redactRecord(record: RunRecord): RunRecord {
   return { ...redactDeep(record), outdir: record.outdir };
 }
 
-/** Writes results.json, result_summary.json and report.html into record.outdir; returns their paths. */
+/**
+ * Writes results.json, result_summary.json, config.yaml and report.html into
+ * record.outdir, and accuracy/accuracy_results.json when the run was scored;
+ * returns their paths.
+ */
 export async function writeRunOutputs(given: RunRecord): Promise<{ files: string[] }> {
   const record = redactRecord(given);
   await mkdir(record.outdir, { recursive: true });
@@ -46,8 +60,15 @@ export async function writeRunOutputs(given: RunRecord): Promise<{ files: string
   const outputs: Array<[string, string]> = [
     [RESULT_FILES.results, toJsonText(results)],
     [RESULT_FILES.resultSummary, toJsonText(buildResultSummary(record))],
+    [RESULT_FILES.endpointsConfig, endpointsConfigYaml(record)],
     [RESULT_FILES.report, buildReportHtml(record, results)],
   ];
+  const accuracy = scoredAccuracy(record);
+  if (accuracy) {
+    await mkdir(join(record.outdir, ACCURACY_RESULTS_DIR), { recursive: true });
+    const dataset = { name: record.dataset.name };
+    outputs.push([RESULT_FILES.accuracyResults, toJsonText(buildAccuracyResults(accuracy, dataset))]);
+  }
   const files: string[] = [];
   for (const [name, text] of outputs) {
     const path = join(record.outdir, name);

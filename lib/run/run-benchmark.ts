@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { native, packageRoot } from '../core/binding.js';
 import { EndpointFailure, UsageError } from '../core/errors.js';
 import type { TestResult } from '../core/result.js';
+import type { TestSettings } from '../core/settings.js';
 import { startTest, TestAbortedError } from '../core/start-test.js';
 import { openDataset, type LoadedDataset } from '../dataset/open.js';
 import { DATASET_PRESETS, presetKey } from '../dataset/presets.js';
@@ -20,9 +21,11 @@ import type { RunEndpointInfo, RunRecord } from '../results/run-record.js';
 import { redactRecord, writeRunOutputs } from '../results/write-outputs.js';
 import { redactArgv, redactText, registerSecret, scrubText } from '../core/redact.js';
 import { startSimulator } from '../sim/server.js';
+import { preflightMlperf } from '../submission/preflight.js';
 import type { Simulator } from '../sim/types.js';
 import { EndpointError, parseEndpointUrl } from '../sut/endpoint-url.js';
 import { createLlmSut, type LlmSut } from '../sut/llm-sut.js';
+import { idMismatchWarning } from '../sut/report.js';
 import type { EndpointConfig, SutReport } from '../sut/types.js';
 import { UsageMeter } from './harness-usage.js';
 import { checkOutputDir, createOutputDir } from './output-dir.js';
@@ -184,6 +187,23 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * Before a performance run for an MLPerf benchmark: the settings the
+ * submission checker would reject, said at once rather than after a
+ * ten-minute run (errors with strictMlperf).
+ */
+function checkMlperfSettings(options: RunBenchmarkOptions, settings: TestSettings, log: (m: string) => void): void {
+  if (options.benchmark === undefined) return;
+  if (settings.mode !== 'PerformanceOnly' && settings.mode !== 'SubmissionRun') return;
+  const findings = preflightMlperf(options.benchmark, settings);
+  if (findings.length === 0) return;
+  if (options.strictMlperf)
+    throw new UsageError(
+      `--strict-mlperf: MLPerf's submission checker would reject this run: ${findings.map((f) => f.message).join('; ')}`,
+    );
+  for (const f of findings) log(`warning: not submittable to MLPerf: ${f.message}`);
+}
+
 /** Runs one benchmark end to end and returns its record (aborted runs too: see record.result.aborted). */
 export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRecord> {
   if (!options || typeof options !== 'object') throw new UsageError('runBenchmark: options must be an object');
@@ -215,6 +235,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   const warmupRequests = checkWarmup(options.warmup);
   const composed = composeSettings(options, simulated);
   const settings = composed.settings;
+  checkMlperfSettings(options, settings, log);
   // Checked now, created once every other input is checked: a usage error leaves nothing behind.
   const outdir = checkOutputDir(options.outdir);
   if (options.tokenizer !== undefined) await checkTokenizer(options.tokenizer);
@@ -354,7 +375,11 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         engineSide.qsl,
         settings,
         { outdir },
-        { handleSigint: options.handleSigint !== false, cpuIdleLatencyUs: options.cpuIdleLatencyUs },
+        {
+          handleSigint: options.handleSigint !== false,
+          cpuIdleLatencyUs: options.cpuIdleLatencyUs,
+          ...(options.auditConfig !== undefined ? { auditConfig: options.auditConfig } : {}),
+        },
       );
     } catch (err) {
       if (err instanceof TestAbortedError) result = err.result;
@@ -381,6 +406,9 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     } catch (err) {
       log(`warning: the adapter report could not be read: ${(err as Error).message}`);
     }
+    // Once a run, at its end: these samples' accuracy-log entries are empty.
+    const mismatched = report?.idMismatch?.samples ?? 0;
+    if (report && mismatched > 0) log(`warning: ${idMismatchWarning(mismatched, report.capabilities.tokenSource)}`);
     fillTimeline(sampler.timeline, sampler.startNs, report?.timings);
     countUnsummarized(result, report, extras.journal?.restoredTokens ?? 0);
 

@@ -102,12 +102,20 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   onStage?: (stage: RunStage) => void;
   /** tokenizer.json: accuracy and submission runs are scored at the end (accuracy.json, results.json, report.html). */
   tokenizer?: string;
+  /**
+   * With `benchmark`: a performance run whose settings MLPerf's submission
+   * checker v6.1 would reject (lib/submission/preflight.ts) is refused with a
+   * UsageError before anything runs; without it the findings are warnings.
+   */
+  strictMlperf?: boolean;
   /** Run even when an endpoint has requests that are not this run's (another client); default false: refuse (ServerBusyError). */
   allowBusyServer?: boolean;
   /** Requests sent before the test (dataset prompts, the adapter's bodies), excluded from every figure; default 0. */
   warmup?: number;
   /** Write results.json (and the other files when the writers are present); default true. */
   writeOutputs?: boolean;
+  /** The audit.config the engine applies (StartTestOptions.auditConfig): default ./audit.config when it exists; null: none. */
+  auditConfig?: string | null;
 }
 
 /** The built-in simulator's defaults: a small, quick model (4 ms decode steps, 32 batch slots, timers only). */

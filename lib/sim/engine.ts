@@ -32,6 +32,11 @@ export class Sequence {
     readonly sample: number,
   ) {}
 
+  /** The id the engine generates at `pos` (EOS aside): known ahead of the step that makes it. */
+  idAt(pos: number): number {
+    return outputTokenId(this.promptHash, pos, this.sample);
+  }
+
   get generated(): number {
     return this.ids.length;
   }

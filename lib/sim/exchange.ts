@@ -35,6 +35,8 @@ export class Exchange implements StepListener {
   private chatPromptIdsSent = false;
   private faultFired = false;
   private readonly tokenFault: { kind: TokenFault; afterTokens: number; ms: number | undefined } | null;
+  /** parserWithholds, where it applies: vLLM chat streams that did not get return_token_ids. */
+  private readonly withheld: number;
 
   constructor(
     private readonly deps: ExchangeDeps,
@@ -43,6 +45,8 @@ export class Exchange implements StepListener {
   ) {
     this.opts = deps.opts;
     this.wire = new Wire(deps.opts, req);
+    this.withheld =
+      deps.opts.flavor === 'vllm' && req.api === 'chat' && !req.returnTokenIds ? deps.opts.parserWithholds : 0;
     const f = reply.fault;
     if (
       f &&
@@ -183,7 +187,24 @@ export class Exchange implements StepListener {
       const upTo = c.seq.ids.length;
       const ids = c.seq.ids.slice(c.sent, upTo);
       const last = c.seq.finished && upTo === c.seq.ids.length;
+      if (!last && c.sent < this.withheld) {
+        // An older vLLM's reasoning/tool parser held this text back: the
+        // chunk, its logprobs with it, never leaves the server.
+        tokens += ids.length;
+        c.textSent += this.wire.text(ids).length;
+        c.sent = upTo;
+        continue;
+      }
       if (req.api === 'generate') {
+        if (this.reply.fault?.kind === 'retract-first-token' && c.sent > 0 && !c.retracted) {
+          // Everything sent is taken back, and the output restarts from a first id that differs.
+          c.retracted = true;
+          data += this.wire.generateRetraction(c);
+          events++;
+          c.seq.ids[0] = c.seq.ids[0]! + 1;
+          c.sent = 0;
+          c.textSent = 0;
+        }
         data += this.wire.generateChunk(c, upTo, last);
       } else {
         const usage = req.continuousUsage ? { prompt: c.prompt.ids.length, completion: upTo } : null;
@@ -232,8 +253,10 @@ export class Exchange implements StepListener {
         data += this.wire.usageChunk({ prompt, completion });
         events++;
       }
-      data += SSE_DONE;
-      events++;
+      if (this.opts.sseDone) {
+        data += SSE_DONE;
+        events++;
+      }
       this.ended = true;
       this.openHeaders();
       this.tokensWritten += tokens;

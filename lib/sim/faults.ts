@@ -11,6 +11,7 @@ const KINDS: ReadonlySet<string> = new Set<SimFaultKind>([
   'error-event',
   'slow-headers',
   'malformed-tool-call',
+  'retract-first-token',
 ]);
 const STATUSES: ReadonlySet<number> = new Set([400, 429, 500, 503]);
 const RULE_KEYS: ReadonlySet<string> = new Set([

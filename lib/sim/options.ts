@@ -22,6 +22,10 @@ export interface ResolvedOptions {
   returnTokenIds: boolean;
   logprobsTokenIds: boolean;
   sglangOutputIds: 'cumulative' | 'delta';
+  outputIdsAhead: number;
+  parserWithholds: number;
+  finishAfterTokenIds: boolean;
+  sseDone: boolean;
   prefixCache: boolean;
   prefixCacheBlockTokens: number;
   faults: SimFaultRule[];
@@ -103,6 +107,10 @@ const KNOWN = new Set([
   'returnTokenIds',
   'logprobsTokenIds',
   'sglangOutputIds',
+  'outputIdsAhead',
+  'parserWithholds',
+  'finishAfterTokenIds',
+  'sseDone',
   'faults',
   'record',
   'maxRecords',
@@ -192,6 +200,10 @@ export function resolveOptions(options: SimulatorOptions | undefined): ResolvedO
     returnTokenIds: bool(o, 'returnTokenIds', true),
     logprobsTokenIds: bool(o, 'logprobsTokenIds', true),
     sglangOutputIds,
+    outputIdsAhead: int(o, 'outputIdsAhead', 0, 0),
+    parserWithholds: int(o, 'parserWithholds', 0, 0),
+    finishAfterTokenIds: bool(o, 'finishAfterTokenIds', false),
+    sseDone: bool(o, 'sseDone', true),
     prefixCache: bool(o, 'prefixCache', false),
     prefixCacheBlockTokens: int(o, 'prefixCacheBlockTokens', 16, 1),
     faults,

@@ -29,7 +29,8 @@ export type SimFaultKind =
   | 'malformed-chunk'
   | 'error-event'
   | 'slow-headers'
-  | 'malformed-tool-call';
+  | 'malformed-tool-call'
+  | 'retract-first-token';
 
 /**
  * A fault rule. Rules are tried in order for each request (control routes
@@ -56,6 +57,12 @@ export type SimFaultKind =
  *   then the response proceeds (streams coalesce what was generated meanwhile).
  * - 'malformed-tool-call': a chat response that calls a tool carries
  *   arguments cut in half (not valid JSON); other responses are unchanged.
+ * - 'retract-first-token': SGLang /generate streams: after the chunk with
+ *   the first token, a chunk takes every token back (completion_tokens 0)
+ *   and the output restarts with a different first id, as a speculative
+ *   decoder that retracts would; the first token a client timed is then not
+ *   the output's (what MLPerf's TEST06 first-token check catches). Other
+ *   APIs are unchanged.
  */
 export interface SimFaultRule {
   kind: SimFaultKind;
@@ -183,6 +190,24 @@ export interface SimulatorOptions {
   logprobsTokenIds?: boolean;
   /** SGLang /generate streaming output_ids (and text): cumulative (default) or delta. */
   sglangOutputIds?: 'cumulative' | 'delta';
+  /**
+   * SGLang /generate cumulative streams: each intermediate chunk's output_ids
+   * holds up to this many ids beyond its meta_info.completion_tokens, as when
+   * SGLang serialises its live output list after more tokens were appended
+   * (default 0).
+   */
+  outputIdsAhead?: number;
+  /**
+   * vLLM chat streams without return_token_ids: the chunks carrying any of
+   * the first N generated tokens (the last chunk aside) are not sent,
+   * logprobs included, as an older vLLM's reasoning or tool parser
+   * withholds them; usage still counts them (default 0).
+   */
+  parserWithholds?: number;
+  /** vLLM chat chunks: finish_reason (and stop_reason) written after token_ids (default false). */
+  finishAfterTokenIds?: boolean;
+  /** Streams end with `data: [DONE]` (default true; false: the stream just ends after its last chunk). */
+  sseDone?: boolean;
 
   /** Fault rules active from the start. */
   faults?: SimFaultRule[];

@@ -25,6 +25,8 @@ export interface Choice {
   textSent: number;
   /** Chat: the role-only chunk was written. */
   roleSent: boolean;
+  /** The 'retract-first-token' fault took this choice's tokens back once. */
+  retracted?: boolean;
 }
 
 interface UsageCounts {
@@ -122,12 +124,15 @@ export class Wire {
         finish_reason: this.finishReason(c, last),
         stop_reason: null,
       };
-      if (this.req.returnTokenIds) {
-        if (c.sent === 0) choice.prompt_token_ids = c.prompt.ids;
-        choice.token_ids = ids;
+      // Serialised without exclude_unset: unset fields are written as null
+      // (the token-id fields exist only on servers that know return_token_ids).
+      if (this.opts.returnTokenIds) {
+        const want = this.req.returnTokenIds;
+        choice.prompt_token_ids = want && c.sent === 0 ? c.prompt.ids : null;
+        choice.token_ids = want ? ids : null;
       }
       head.choices = [choice];
-      if (usage) head.usage = this.usage(usage, false);
+      head.usage = usage ? this.usage(usage, false) : null;
     } else {
       head.choices = [
         {
@@ -141,6 +146,24 @@ export class Wire {
       head.usage = usage ? this.usage(usage, true) : null;
     }
     return sseEvent(head);
+  }
+
+  /**
+   * The end of a vLLM chat choice: finish_reason (stop_reason on the last
+   * chunk) then token_ids, as vLLM writes them, or token_ids first
+   * (finishAfterTokenIds) for a server that orders them the other way.
+   */
+  private chatTail(
+    choice: Record<string, unknown>,
+    last: boolean,
+    finish: string | null,
+    ids: readonly number[],
+  ): void {
+    const withIds = this.req.returnTokenIds;
+    if (this.opts.finishAfterTokenIds && withIds) choice.token_ids = ids;
+    choice.finish_reason = finish;
+    if (last) choice.stop_reason = null;
+    if (!this.opts.finishAfterTokenIds && withIds) choice.token_ids = ids;
   }
 
   /** The role-only first chunk of a chat choice. */
@@ -164,14 +187,8 @@ export class Wire {
     const delta = { content: this.text(ids) };
     const logprobs = this.req.logprobs !== null ? this.chatLogprobs(ids) : null;
     if (this.vllm) {
-      const choice: Record<string, unknown> = {
-        index: c.index,
-        delta,
-        logprobs,
-        finish_reason: this.finishReason(c, last),
-      };
-      if (last) choice.stop_reason = null;
-      if (this.req.returnTokenIds) choice.token_ids = ids;
+      const choice: Record<string, unknown> = { index: c.index, delta, logprobs };
+      this.chatTail(choice, last, this.finishReason(c, last), ids);
       head.choices = [choice];
       if (usage) head.usage = this.usage(usage, false);
     } else {
@@ -205,14 +222,8 @@ export class Wire {
       const fn: Record<string, unknown> = from === 0 ? { name: call.name } : {};
       if (from > 0 || args !== '') fn.arguments = args;
       const tc = from === 0 ? { id: call.id, type: 'function', index: 0, function: fn } : { index: 0, function: fn };
-      const choice: Record<string, unknown> = {
-        index: c.index,
-        delta: { tool_calls: [tc] },
-        logprobs: null,
-        finish_reason: finish,
-      };
-      if (last) choice.stop_reason = null;
-      if (this.req.returnTokenIds) choice.token_ids = c.seq.ids.slice(from, upTo);
+      const choice: Record<string, unknown> = { index: c.index, delta: { tool_calls: [tc] }, logprobs: null };
+      this.chatTail(choice, last, finish, c.seq.ids.slice(from, upTo));
       head.choices = [choice];
       if (usage) head.usage = this.usage(usage, false);
     } else {
@@ -274,10 +285,30 @@ export class Wire {
     const delta = this.opts.sglangOutputIds === 'delta';
     const from = delta ? c.sent : 0;
     const ids = c.seq.ids.slice(from, upTo);
+    const text = this.text(ids);
+    if (!delta && !last) {
+      // outputIdsAhead: the ids the engine will have appended by the time
+      // SGLang serialises its live list (never beyond the sequence's end).
+      const seq = c.seq;
+      const end = Math.min(seq.target, upTo + this.opts.outputIdsAhead);
+      for (let pos = upTo; pos < end; pos++)
+        ids.push(pos + 1 >= seq.target && seq.stopsOnEos ? this.opts.eosTokenId : seq.idAt(pos));
+    }
     const out: Record<string, unknown> = {
-      text: this.text(ids),
+      text,
       output_ids: ids,
       meta_info: this.generateMeta(c, upTo, last, from, null),
+    };
+    if (this.req.batched) out.index = c.index;
+    return sseEvent(out);
+  }
+
+  /** A /generate chunk that takes back every token sent so far (completion_tokens 0). */
+  generateRetraction(c: Choice): string {
+    const out: Record<string, unknown> = {
+      text: '',
+      output_ids: [],
+      meta_info: this.generateMeta(c, 0, false, 0, null),
     };
     if (this.req.batched) out.index = c.index;
     return sseEvent(out);

@@ -10,7 +10,7 @@ import type { Exchange } from './exchange.js';
 import type { Failure } from './failure.js';
 import { LoopDelayMonitor } from './loop-delay.js';
 import { LogHistogram, bump } from './stats.js';
-import type { Percentiles } from './types.js';
+import type { IdMismatch, Percentiles } from './types.js';
 
 /** Plain-data report of one driver, merged across threads. */
 export interface DriverSnapshot {
@@ -25,6 +25,8 @@ export interface DriverSnapshot {
   multiTokenChunks: number;
   chunkTokens: number;
   noIdSamples: number;
+  /** Samples whose ids received disagree with the server's count (the first MAX_ID_MISMATCHES listed). */
+  idMismatch: { samples: number; first: IdMismatch[] };
   gaps: { counts: Float64Array; total: number; sum: number; min: number; max: number };
   issueDelayNs: Float64Array;
   headersNs: Float64Array;
@@ -45,6 +47,9 @@ export interface DriverSnapshot {
   /** ms the thread's event loop was late (loop-delay.ts), over the driver's life. */
   eventLoopDelayMs: Percentiles;
 }
+
+/** Mismatched samples listed per thread; all are counted. */
+export const MAX_ID_MISMATCHES = 1000;
 
 export const TIMING_FIELDS = [
   'id',
@@ -99,6 +104,8 @@ export class DriverStats {
   multiTokenChunks = 0;
   chunkTokens = 0;
   noIdSamples = 0;
+  private idMismatches = 0;
+  private readonly idMismatchList: IdMismatch[] = [];
   protected readonly counters: Int32Array | null;
 
   constructor(readonly cfg: DriverConfig) {
@@ -121,6 +128,7 @@ export class DriverStats {
       multiTokenChunks: this.multiTokenChunks,
       chunkTokens: this.chunkTokens,
       noIdSamples: this.noIdSamples,
+      idMismatch: { samples: this.idMismatches, first: this.idMismatchList.map((m) => ({ ...m })) },
       gaps: { counts: g.counts.slice(), total: g.total, sum: g.sum, min: g.min, max: g.max },
       issueDelayNs: this.issueDelay.toArray(),
       headersNs: this.headersDelay.toArray(),
@@ -158,6 +166,13 @@ export class DriverStats {
     }
     if (this.timingErrors && this.timingErrors.length < 10_000)
       this.timingErrors.push(`${x.id}: ${f.kind}: ${f.message}`);
+  }
+
+  /** `x` completed without ids: `ids` received, the server counted `count`. */
+  idMismatch(x: Exchange, ids: number, count: number): void {
+    this.idMismatches++;
+    if (this.idMismatchList.length < MAX_ID_MISMATCHES)
+      this.idMismatchList.push({ id: x.id, qslIdx: x.index, ids, count });
   }
 
   sampleDone(x: Exchange, tokens: number): void {

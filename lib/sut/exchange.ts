@@ -46,6 +46,8 @@ export interface ExchangeDriver {
   readonly router: Router;
   readonly journal: JournalWriter | null;
   noIdSamples: number;
+  /** `x` completed without ids because the `ids` received disagree with the server's `count`. */
+  idMismatch(x: Exchange, ids: number, count: number): void;
   /** The request has been written (or failed before). */
   written(x: Exchange): void;
   releaseEndpoint(x: Exchange): void;
@@ -425,7 +427,11 @@ export class Exchange implements SseSink {
     const idsUsable = t.length > 0 && t.length === n && allValid(t.ids, t.length);
     if (idsUsable) native.completeBytes(this.id, n, t.ids, t.length * 4);
     else {
-      this.d.noIdSamples++;
+      // Ids that disagree with the server's count would put a wrong sequence
+      // in the accuracy log: the sample goes in count-only, and is named.
+      if (st.serverTokens >= 0 && t.length !== n && (t.length > 0 || this.d.cfg.tokenSource === 'logprobs'))
+        this.d.idMismatch(this, t.length, n);
+      else this.d.noIdSamples++;
       native.completeBytes(this.id, n);
     }
     const j = this.d.journal;

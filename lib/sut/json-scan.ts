@@ -197,18 +197,75 @@ export function readIntArrayTail(s: string, p: number, end: number, count: numbe
   return n;
 }
 
-/** Number of elements of the int array at p (for mode detection only). */
-export function arrayLength(s: string, p: number, end: number): number {
+/**
+ * Start of element `n` of the int array whose first element starts at `p`
+ * (just past its `[`), or -1 when the array has fewer elements.
+ */
+export function skipInts(s: string, p: number, end: number, n: number): number {
   const close = s.indexOf(']', p);
-  if (close < 0 || close > end) return 0;
-  let n = 0;
-  let any = false;
-  for (let i = p + 1; i < close; i++) {
-    const c = s.charCodeAt(i);
-    if (c === COMMA) n++;
-    else if (!isSpace(c)) any = true;
+  if (close < 0 || close >= end) return -1;
+  for (let i = 0; i < n; i++) {
+    const c = s.indexOf(',', p);
+    if (c < 0 || c > close) return -1;
+    p = c + 1;
   }
-  return any ? n + 1 : 0;
+  return p;
+}
+
+let stop = -1;
+
+/**
+ * Reads up to `n` integers of an int array from `p` (the start of an
+ * element) into out[0..]; returns how many (fewer when the array ends), or
+ * -1 if malformed. readStop() then gives the `,` or `]` after the last.
+ */
+export function readIntsFrom(s: string, p: number, end: number, n: number, out: Int32Array): number {
+  let k = 0;
+  while (k < n) {
+    while (p < end && isSpace(s.charCodeAt(p))) p++;
+    if (s.charCodeAt(p) === RBRACKET) break;
+    let v = 0;
+    let digits = 0;
+    while (p < end) {
+      const d = s.charCodeAt(p);
+      if (d < ZERO || d > NINE) break;
+      v = v * 10 + (d - ZERO);
+      digits++;
+      p++;
+    }
+    if (digits === 0) return -1;
+    out[k++] = v;
+    while (p < end && isSpace(s.charCodeAt(p))) p++;
+    const c = s.charCodeAt(p);
+    if (c === RBRACKET) break;
+    if (c !== COMMA) return -1;
+    if (k < n) p++;
+  }
+  stop = p;
+  return k;
+}
+
+/** Where the last readIntsFrom stopped: the `,` or `]` after the last integer read. */
+export function readStop(): number {
+  return stop;
+}
+
+/** The non-negative integer ending just before `at` (whitespace skipped), or -1; `lo` bounds the search. */
+export function intBefore(s: string, lo: number, at: number): number {
+  let q = at - 1;
+  while (q > lo && isSpace(s.charCodeAt(q))) q--;
+  let v = 0;
+  let mul = 1;
+  let digits = 0;
+  while (q > lo) {
+    const c = s.charCodeAt(q);
+    if (c < ZERO || c > NINE) break;
+    v += (c - ZERO) * mul;
+    mul *= 10;
+    digits++;
+    q--;
+  }
+  return digits > 0 ? v : -1;
 }
 
 /** True when s[start, end) looks like one whole JSON object (cheap check, not validation). */

@@ -1,7 +1,15 @@
 // Merges the drivers' snapshots (one per thread) into the adapter's report.
 import { TIMING_FIELDS, type DriverSnapshot } from './driver-stats.js';
 import { LogHistogram, bump, percentiles } from './stats.js';
-import type { Backend, Capabilities, EndpointReport, SampleTiming, SutReport, WireApiName } from './types.js';
+import type {
+  Backend,
+  Capabilities,
+  EndpointReport,
+  IdMismatch,
+  SampleTiming,
+  SutReport,
+  WireApiName,
+} from './types.js';
 
 export interface ReportContext {
   backend: Backend;
@@ -43,7 +51,11 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
   let multi = 0;
   let chunkTokens = 0;
   let noIds = 0;
+  let mismatched = 0;
+  const firstMismatches: IdMismatch[] = [];
   for (const s of snaps) {
+    mismatched += s.idMismatch.samples;
+    firstMismatches.push(...s.idMismatch.first);
     issued += s.issued;
     peakInFlight += s.peakInFlight ?? 0;
     completed += s.completed;
@@ -80,6 +92,8 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
       `${noIds} samples were completed without token ids (the server sent none for them): their accuracy-log entries are empty`,
     );
   }
+  if (mismatched > 0) warnings.push(idMismatchWarning(mismatched, ctx.capabilities.tokenSource));
+  firstMismatches.sort((a, b) => a.id - b.id);
   const report: SutReport = {
     backend: ctx.backend,
     api: ctx.api,
@@ -100,6 +114,7 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
     issueDelayMs: percentiles(concat(snaps.map((s) => s.issueDelayNs)), MS),
     headersMs: percentiles(concat(snaps.map((s) => s.headersNs)), MS),
     warnings,
+    idMismatch: { samples: mismatched, first: firstMismatches },
     eventLoopDelayMs: snaps.map((s) => s.eventLoopDelayMs),
   };
   if (snaps.some((s) => s.timings)) {
@@ -140,4 +155,16 @@ export function mergeSnapshots(snaps: DriverSnapshot[], ctx: ReportContext): Sut
     report.timings = timings;
   }
   return report;
+}
+
+/** The warning for `n` samples whose ids disagree with the server's count, naming the likely cause. */
+export function idMismatchWarning(n: number, source: Capabilities['tokenSource']): string {
+  const what = `${n} samples were completed without token ids because the ids received disagree with usage.completion_tokens`;
+  const where = 'their accuracy-log entries are empty (results.json errors.idMismatch names them)';
+  if (source === 'logprobs')
+    return (
+      `${what}: the ids came from logprobs, and a vLLM without return_token_ids (before 0.10.2) running a reasoning or tool parser ` +
+      `skips the chunks whose text the parser withholds, their logprobs with them; ${where}. A server with return_token_ids (vLLM 0.10.2 or later) sends every id`
+    );
+  return `${what}; ${where}`;
 }

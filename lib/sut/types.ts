@@ -134,6 +134,18 @@ export interface EndpointReport {
   errorKinds: Record<string, number>;
 }
 
+/** A sample completed without its ids: the ids received and the server's count disagree. */
+export interface IdMismatch {
+  /** LoadGen's sample (response) id. */
+  id: number;
+  /** Its dataset index (the accuracy log's qsl_idx). */
+  qslIdx: number;
+  /** Ids received. */
+  ids: number;
+  /** The server's count (usage.completion_tokens), the token count reported. */
+  count: number;
+}
+
 export interface SutReport {
   backend: Backend;
   api: WireApiName;
@@ -154,6 +166,12 @@ export interface SutReport {
   /** ms, request write to response headers. */
   headersMs: Percentiles;
   warnings: string[];
+  /**
+   * Samples completed without ids because the ids received disagree with the
+   * server's count (usage.completion_tokens): their accuracy-log entries are
+   * empty. `first`: up to 1000 of them per worker thread.
+   */
+  idMismatch: { samples: number; first: IdMismatch[] };
   /**
    * ms by which each thread doing the HTTP work (each worker, or the main
    * thread with `workers: 0`) found its event loop late, beyond the

@@ -101,6 +101,29 @@ TEST_CASE("sse: multi token chunks are counted") {
   CHECK_EQ(s.state[lgsse::kMultiChunks], 2);
 }
 
+TEST_CASE("sse: finish_reason after token_ids, and vLLM's null fields") {
+  Stream s;
+  s.Feed(
+      "data: "
+      "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" "
+      "a\"},\"logprobs\":null,\"token_ids\":[7],\"finish_reason\":null}]}\n\n");
+  CHECK_EQ(s.state[lgsse::kFinished], 0);
+  s.Feed(
+      "data: "
+      "{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" "
+      "b\"},\"logprobs\":null,\"token_ids\":[8],\"finish_reason\":\"length\",\"stop_reason\":null}]}\n\n");
+  CHECK_EQ(s.state[lgsse::kFinished], 1);
+  s.Feed(
+      "data: "
+      "{\"id\":\"d\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":\" "
+      "c\",\"logprobs\":null,\"finish_reason\":null,\"stop_reason\":null,\"prompt_token_ids\":null,\"token_"
+      "ids\":[9]}],\"usage\":null}\n\n");
+  CHECK_EQ(s.all.size(), 3u);
+  CHECK_EQ(s.all[2], 9);
+  CHECK_EQ(s.state[lgsse::kServerCount], -1);
+  CHECK_EQ(s.handed_back.size(), 0u);
+}
+
 TEST_CASE("sse: crlf line ends") {
   std::string all = Whole();
   std::string crlf;

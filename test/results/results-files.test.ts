@@ -108,6 +108,8 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     expect(j.errors.retries).toBe(sut.endpoints.reduce((a, e) => a + e.retries, 0));
     expect(j.errors.kinds).toEqual(sut.errorKinds);
     expect(j.errors.warnings).toEqual(sut.warnings);
+    expect(j.errors.idMismatch).toEqual({ samples: 0, first: [] });
+    expect(j.errors.idMismatch).toEqual(sut.idMismatch);
     expect(j.endpoints).toHaveLength(2);
     const totalCompleted = sut.endpoints.reduce((a, e) => a + e.completed, 0);
     j.endpoints.forEach((e, i) => {
@@ -196,7 +198,30 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     const series = seriesFromTimings(sut.timings!);
     for (const key of ['ttft', 'tpot', 'latency', 'output_sequence_lengths'] as const) {
       const m = s[key] as Exclude<typeof s.ttft, Record<string, never>>;
-      expect(Object.keys(m)).toEqual(['total', 'min', 'max', 'median', 'avg', 'std_dev', 'percentiles', 'histogram']);
+      // endpoints writes early-stopping estimates for the three latency series, not for output lengths.
+      const es = key === 'output_sequence_lengths' ? [] : ['early_stopping_percentiles'];
+      expect(Object.keys(m)).toEqual([
+        'total',
+        'min',
+        'max',
+        'median',
+        'avg',
+        'std_dev',
+        'percentiles',
+        ...es,
+        'histogram',
+      ]);
+      if (es.length > 0)
+        expect(Object.keys(m.early_stopping_percentiles ?? {})).toEqual([
+          '99.9',
+          '99.0',
+          '97.0',
+          '95.0',
+          '90.0',
+          '80.0',
+          '75.0',
+          '50.0',
+        ]);
       expect(Object.keys(m.percentiles)).toEqual([...ENDPOINTS_PERCENTILES]);
       expect(m.histogram.buckets).toHaveLength(30);
       expect(m.histogram.counts.reduce((a, b) => a + b, 0)).toBe(
@@ -236,11 +261,12 @@ describe('LLM run (two simulated endpoints, timings recorded)', () => {
     expect(html).not.toContain('no time series recorded');
   });
 
-  test('writeRunOutputs writes the three files atomically next to the logs', async () => {
+  test('writeRunOutputs writes its files atomically next to the logs', async () => {
     const { files } = await writeRunOutputs(rec);
     expect(files.map((f) => f.slice(rec.outdir.length + 1))).toEqual([
       'results.json',
       'result_summary.json',
+      'config.yaml',
       'report.html',
     ]);
     for (const f of files) expect(existsSync(f)).toBe(true);
@@ -271,7 +297,7 @@ describe('custom SUT, Offline (no SUT report, no TTFT)', () => {
     expect(j.endpoints).toEqual([]);
     expect(j.harness).toBeNull();
     expect(j.samples).toBeNull();
-    expect(j.errors).toMatchObject({ failedSamples: 0, retries: 0, kinds: {} });
+    expect(j.errors).toMatchObject({ failedSamples: 0, retries: 0, kinds: {}, idMismatch: { samples: 0, first: [] } });
     expect(j.verdict.status).toBe(r.valid ? 'VALID' : 'INVALID');
   });
 

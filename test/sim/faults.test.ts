@@ -208,6 +208,32 @@ describe('bad payloads', () => {
   });
 });
 
+describe('retract-first-token', () => {
+  test('SGLang /generate: the first token is taken back (completion_tokens 0) and the output restarts with another id', async () => {
+    const s = await sim({ flavor: 'sglang', faults: [{ kind: 'retract-first-token' }] });
+    const g = await post(s.url, '/generate', {
+      input_ids: [1, 2],
+      sampling_params: { max_new_tokens: 4 },
+      stream: true,
+    });
+    const chunks = sseJson(g.body) as Array<{ output_ids: number[]; meta_info: { completion_tokens: number } }>;
+    const first = chunks[0]!;
+    expect(first.meta_info.completion_tokens).toBe(1);
+    expect(chunks[1]).toMatchObject({ output_ids: [], meta_info: { completion_tokens: 0 } });
+    const last = chunks.at(-1)!;
+    expect(last.meta_info.completion_tokens).toBe(4);
+    expect(last.output_ids).toHaveLength(4);
+    expect(last.output_ids[0]).toBe(first.output_ids[0]! + 1);
+    expect(s.records()[0]!.fault).toBe('retract-first-token');
+    // OpenAI routes are left as they are.
+    const o = await post(s.url, '/v1/completions', streamReq);
+    const text = sseJson(o.body)
+      .map((c) => (c.choices?.[0]?.text as string | undefined) ?? '')
+      .join('');
+    expect(text.match(/ t\d+/g)).toHaveLength(6);
+  });
+});
+
 describe('fault validation and control routes', () => {
   test('bad rules are refused with the field named', async () => {
     const s = await sim();

@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 describe('vLLM /v1/completions streaming', () => {
-  test('chunk shape: pydantic-compact JSON, one token per chunk, [DONE], no usage unless asked', async () => {
+  test('chunk shape: pydantic-compact JSON without exclude_unset (unset fields null), one token per chunk, [DONE]', async () => {
     const r = await post(sim.url, '/v1/completions', { model: 'm1', prompt: [5, 6, 7], max_tokens: 3, stream: true });
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('text/event-stream; charset=utf-8');
@@ -31,7 +31,8 @@ describe('vLLM /v1/completions streaming', () => {
     const ids = expectedIds([5, 6, 7], 3);
     const chunks = sseJson(r.body);
     chunks.forEach((c, i) => {
-      expect(Object.keys(c)).toEqual(['id', 'object', 'created', 'model', 'choices']);
+      expect(Object.keys(c)).toEqual(['id', 'object', 'created', 'model', 'choices', 'usage']);
+      expect(c.usage).toBeNull();
       expect(c.id).toMatch(/^cmpl-[0-9a-f]{32}$/);
       expect(c.object).toBe('text_completion');
       expect(c.model).toBe('m1');
@@ -44,7 +45,19 @@ describe('vLLM /v1/completions streaming', () => {
         logprobs: null,
         finish_reason: last ? 'length' : null,
         stop_reason: null,
+        prompt_token_ids: null,
+        token_ids: null,
       });
+      // vLLM's field order (completion/protocol.py), nulls included.
+      expect(Object.keys(c.choices[0])).toEqual([
+        'index',
+        'text',
+        'logprobs',
+        'finish_reason',
+        'stop_reason',
+        'prompt_token_ids',
+        'token_ids',
+      ]);
     });
     // The same id on every chunk, and JSON without spaces (like model_dump_json).
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
@@ -60,7 +73,7 @@ describe('vLLM /v1/completions streaming', () => {
     });
     const chunks = sseJson(r.body);
     expect(chunks[0]!.choices[0].prompt_token_ids).toEqual([9, 8]);
-    for (const c of chunks.slice(1)) expect('prompt_token_ids' in c.choices[0]).toBe(false);
+    for (const c of chunks.slice(1)) expect(c.choices[0].prompt_token_ids).toBeNull();
     expect(tokenIdChunks(r.body)).toEqual(expectedIds([9, 8], 4).map((id) => [id]));
   });
 
@@ -90,7 +103,7 @@ describe('vLLM /v1/completions streaming', () => {
     expect(usage.usage).toEqual({ prompt_tokens: 3, total_tokens: 5, completion_tokens: 2 });
     expect(Object.keys(usage.usage)).toEqual(['prompt_tokens', 'total_tokens', 'completion_tokens']);
     // Content chunks carry no usage without continuous_usage_stats.
-    for (const e of events.slice(0, -1)) expect('usage' in e).toBe(false);
+    for (const e of events.slice(0, -1)) expect(e.usage).toBeNull();
     expect(sseData(r.body).at(-1)).toBe('[DONE]');
   });
 
@@ -102,7 +115,7 @@ describe('vLLM /v1/completions streaming', () => {
       stream_options: { include_usage: false, continuous_usage_stats: true },
     });
     for (const e of sseJson(r.body)) {
-      expect('usage' in e).toBe(false);
+      expect(e.usage).toBeNull();
       expect(e.choices.length).toBe(1);
     }
   });

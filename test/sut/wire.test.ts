@@ -47,6 +47,35 @@ describe('OpenAI-style chunks', () => {
     expect(st.finishReason).toBe('stop');
   });
 
+  test('finish_reason after token_ids is read too, with the usage of the same chunk', () => {
+    const { st, results } = openai(
+      [
+        '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" a"},"logprobs":null,"token_ids":[7],"finish_reason":null}]}',
+        '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" b"},"logprobs":null,"token_ids":[8],"finish_reason":"length","stop_reason":null}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      ],
+      'token_ids',
+      true,
+    );
+    expect(results).toEqual([CHUNK_TOKENS, CHUNK_TOKENS]);
+    expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([7, 8]);
+    expect(st.finishReason).toBe('length');
+    expect(st.serverTokens).toBe(2);
+  });
+
+  test('vLLM completion chunks with their nulls (token_ids, prompt_token_ids, usage)', () => {
+    const { st, results } = openai(
+      [
+        '{"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" a","logprobs":null,"finish_reason":null,"stop_reason":null,"prompt_token_ids":[1,2],"token_ids":[7]}],"usage":null}',
+        '{"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" b","logprobs":null,"finish_reason":"length","stop_reason":null,"prompt_token_ids":null,"token_ids":[8]}],"usage":null}',
+      ],
+      'token_ids',
+    );
+    expect(results).toEqual([CHUNK_TOKENS, CHUNK_TOKENS]);
+    expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([7, 8]);
+    expect(st.serverTokens).toBe(-1);
+    expect(st.finishReason).toBe('length');
+  });
+
   test('SGLang chunk shape (null fields everywhere) and pretty-printed JSON with spaces', () => {
     const { st, results } = openai(
       [
@@ -185,6 +214,45 @@ describe('SGLang /generate chunks', () => {
     expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([5, 6, 7, 8]);
     expect(st.outputIdsMode).toBe('cumulative');
     expect(st.finishReason).toBe('length');
+  });
+
+  test('cumulative output_ids longer than completion_tokens (the live list grew before serialisation): [have, count)', () => {
+    const { st, results } = generate([
+      chunk('a', [5, 6, 7], 1),
+      chunk('ab', [5, 6, 7, 8], 2),
+      chunk('ab', [5, 6, 7, 8], 2),
+      chunk('abcd', [5, 6, 7, 8, 9], 4),
+      chunk('abcde', [5, 6, 7, 8, 9], 5, 'length'),
+    ]);
+    expect(results).toEqual([CHUNK_TOKENS, CHUNK_TOKENS, CHUNK_EMPTY, CHUNK_TOKENS, CHUNK_TOKENS]);
+    expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual([5, 6, 7, 8, 9]);
+    expect(st.outputIdsMode).toBe('cumulative');
+  });
+
+  test('run-ahead lists of any shape: compact or spaced, any step and lead, with a retraction', () => {
+    let seed = 12345;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let round = 0; round < 200; round++) {
+      const full = Array.from({ length: 40 }, (_, i) => 1000 + ((i * 7919 + round) % 5000));
+      const spaced = round % 2 === 1;
+      const list = (n: number) => (spaced ? `[ ${full.slice(0, n).join(' , ')} ]` : `[${full.slice(0, n).join(',')}]`);
+      const st = new StreamState();
+      let count = 0;
+      let retracted = false;
+      for (let step = 0; step < 60 && count < 40; step++) {
+        if (!retracted && count > 5 && rand(10) === 0) {
+          count -= 2; // a retraction: the list shrinks with the count
+          retracted = true;
+        } else count = Math.min(40, count + 1 + rand(3));
+        const shown = Math.min(40, count + rand(4));
+        const c = `{"text":null,"output_ids":${list(shown)},"meta_info":{"finish_reason":null,"completion_tokens":${count}}}`;
+        expect(decodeGenerateChunk(c, 0, c.length, st)).toBeGreaterThanOrEqual(0);
+      }
+      expect(Array.from(st.tokens.ids.subarray(0, st.tokens.length))).toEqual(full.slice(0, count));
+    }
   });
 
   test('delta output_ids (--incremental-streaming-output)', () => {

@@ -108,7 +108,9 @@ function decodeIdsChunk(s: string, a: number, e: number, ids: number, st: Stream
     st.tokens.truncate(before);
     return malformed(s, a, e, st);
   }
-  const fin = findValueLast(s, K_FINISH, a, ids);
+  // vLLM writes finish_reason before token_ids; a server may write it after.
+  let fin = findValueLast(s, K_FINISH, a, ids);
+  if (fin < 0) fin = findValue(s, K_FINISH, ids, e);
   if (fin >= 0 && !isNull(s, fin)) {
     st.finishReason = readShortString(s, fin, e) ?? 'unknown';
     readUsage(s, a, e, st);

@@ -15,6 +15,8 @@ export class StreamState {
   error: string | null = null;
   /** SGLang: cumulative or delta output_ids, decided from the first chunks. */
   outputIdsMode: 'unknown' | 'cumulative' | 'delta' = 'unknown';
+  /** SGLang cumulative output_ids: offset from the list's `[` of the `,` after the ids read so far, -1 unknown. */
+  idsSep = -1;
 
   reset(): void {
     this.tokens.reset();
@@ -24,6 +26,7 @@ export class StreamState {
     this.finishReason = null;
     this.error = null;
     this.outputIdsMode = 'unknown';
+    this.idsSep = -1;
   }
 
   /** Generated tokens as the server counts them, else as received. */
