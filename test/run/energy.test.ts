@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { runBenchmark, startSimulator, type RunBenchmarkOptions } from '../../lib/index.js';
+import { runBenchmark, runSweep, startSimulator, type RunBenchmarkOptions } from '../../lib/index.js';
 
 const dirs: string[] = [];
 function outdir(): string {
@@ -101,5 +101,17 @@ describe('energy', () => {
     const warn = lines.filter((l) => l.includes('GPU telemetry'));
     expect(warn).toHaveLength(1);
     expect(warn[0]).not.toContain('s3cretpw');
+  }, 60_000);
+
+  it('a sweep point carries its J per output token, lower at the higher load (idle power spread over more tokens)', async () => {
+    const { sweep } = await runSweep({
+      ...SHORT,
+      settings: { minDurationMs: 1500, minQueryCount: 1 },
+      outdir: outdir(),
+      points: [10, 80],
+    });
+    const j = sweep.points.map((p) => p.joulesPerOutputToken);
+    expect(j.every((v) => v !== null && v > 0)).toBe(true);
+    expect(j[1]!).toBeLessThan(j[0]!);
   }, 60_000);
 });
