@@ -104,14 +104,16 @@ describe('energy', () => {
   }, 60_000);
 
   it('a sweep point carries its J per output token, lower at the higher load (idle power spread over more tokens)', async () => {
+    const dir = outdir();
     const { sweep } = await runSweep({
       ...SHORT,
       settings: { minDurationMs: 1500, minQueryCount: 1 },
-      outdir: outdir(),
+      outdir: dir,
       points: [10, 80],
     });
     const j = sweep.points.map((p) => p.joulesPerOutputToken);
     expect(j.every((v) => v !== null && v > 0)).toBe(true);
     expect(j[1]!).toBeLessThan(j[0]!);
+    expect(readFileSync(join(dir, 'sweep.html'), 'utf8')).toContain('GPU energy per output token vs throughput');
   }, 60_000);
 });
