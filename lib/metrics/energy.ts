@@ -25,6 +25,8 @@ export interface GpuEnergy {
   meanMemUsedMiB: number | null;
   peakMemUsedMiB: number | null;
   counterResets: number;
+  /** The power read by the last scrape before the window (the GPU idle before the test), W. */
+  idlePowerW: number | null;
   /** Scrapes within the window and the one on each side of it, ms from its start (thinned to at most 600). */
   points: Array<{ tMs: number; powerW: number | null; utilPct: number | null; memUsedMiB: number | null }>;
 }
@@ -60,6 +62,10 @@ export interface EnergyReport {
   joulesPerOutputToken: number | null;
   /** Output tokens per second per watt: tokens per joule. */
   outputTokensPerSecondPerWatt: number | null;
+  /** The GPUs' power just before the test (their idle power when nothing else ran), summed, W. */
+  idlePowerW: number | null;
+  /** The window's energy beyond that idle power, over the output tokens: what the work itself cost. */
+  joulesPerOutputTokenAboveIdle: number | null;
   /** Why there are no energy figures, or null. */
   missing: string | null;
   /** The built-in simulator's exact energy over the same window (simulated runs only). */
@@ -147,6 +153,7 @@ function gpuEnergy(source: string, t: GpuTrack, w0: number, w1: number): GpuEner
     meanMemUsedMiB: mean(mem),
     peakMemUsedMiB: mem.length ? Math.max(...mem) : null,
     counterResets: t.resets,
+    idlePowerW: [...t.points].reverse().find((p) => p.tNs < w0 && p.powerW !== null)?.powerW ?? null,
     points: thinTo(
       plotted(t.points, w0, w1).map((p) => ({
         tMs: Math.round((p.tNs - w0) / 1e5) / 10,
@@ -220,6 +227,9 @@ export function summarizeEnergy(
   const known = gpus.filter((g) => g.energyJ !== null);
   const energyJ = known.length ? known.reduce((a, g) => a + g.energyJ!, 0) : null;
   const methods = new Set(known.map((g) => g.method));
+  // Idle only when every GPU with an energy figure has its reading: a partial sum would overstate the work.
+  const idlePowerW =
+    known.length > 0 && known.every((g) => g.idlePowerW !== null) ? known.reduce((a, g) => a + g.idlePowerW!, 0) : null;
   const seconds = Math.max(0, (w1 - w0) / 1e9);
   let missing: string | null = null;
   if (energyJ === null)
@@ -239,6 +249,11 @@ export function summarizeEnergy(
     outputTokens,
     joulesPerOutputToken: energyJ !== null && outputTokens > 0 ? energyJ / outputTokens : null,
     outputTokensPerSecondPerWatt: energyJ !== null && energyJ > 0 ? outputTokens / energyJ : null,
+    idlePowerW,
+    joulesPerOutputTokenAboveIdle:
+      energyJ !== null && idlePowerW !== null && outputTokens > 0
+        ? (energyJ - idlePowerW * seconds) / outputTokens
+        : null,
     missing,
     simulator: null,
   };
@@ -259,5 +274,9 @@ export function energySummaryLine(e: EnergyReport, dollarsPerMillionOutputTokens
     e.simulator?.errorPct != null
       ? ` (simulator's exact energy: ${fmt(e.simulator.trueJoules, 5)} J, ${fmt(e.simulator.errorPct, 2)} % off)`
       : '';
-  return `energy: ${fmt(e.energyJ, 5)} J over ${fmt(e.window.seconds, 4)} s on ${e.gpus.length} GPU${e.gpus.length === 1 ? '' : 's'} (${e.method}), ${fmt(e.joulesPerOutputToken, 4)} J per output token, ${fmt(e.outputTokensPerSecondPerWatt, 4)} output tokens/s per W, mean ${fmt(e.meanPowerW, 4)} W, peak ${fmt(e.peakPowerW, 4)} W${cost}${truth}`;
+  const idle =
+    e.joulesPerOutputTokenAboveIdle !== null
+      ? ` (${fmt(e.joulesPerOutputTokenAboveIdle, 4)} above the ${fmt(e.idlePowerW, 4)} W idle)`
+      : '';
+  return `energy: ${fmt(e.energyJ, 5)} J over ${fmt(e.window.seconds, 4)} s on ${e.gpus.length} GPU${e.gpus.length === 1 ? '' : 's'} (${e.method}), ${fmt(e.joulesPerOutputToken, 4)} J per output token${idle}, ${fmt(e.outputTokensPerSecondPerWatt, 4)} output tokens/s per W, mean ${fmt(e.meanPowerW, 4)} W, peak ${fmt(e.peakPowerW, 4)} W${cost}${truth}`;
 }

@@ -30,6 +30,8 @@ export function energySection(j: ResultsJson): string {
   const cards = [
     card('energy (test window)', joules(e.energyJ)),
     card('J / output token', sig(e.joulesPerOutputToken)),
+    card('J / output token above idle', sig(e.joulesPerOutputTokenAboveIdle)),
+    card('idle power (before the test)', e.idlePowerW === null ? '—' : `${fmtNum(e.idlePowerW)} W`),
     card('output tokens/s per W', sig(e.outputTokensPerSecondPerWatt)),
     card('mean power', `${fmtNum(e.meanPowerW)} W`),
     card('peak power', `${fmtNum(e.peakPowerW)} W`),
@@ -56,6 +58,7 @@ export function energySection(j: ResultsJson): string {
     g.model ?? '—',
     g.method ?? '—',
     joules(g.energyJ),
+    fmtNum(g.idlePowerW),
     fmtNum(g.meanPowerW),
     fmtNum(g.peakPowerW),
     g.meanUtilPct === null ? '—' : fmtPct(g.meanUtilPct / 100),
@@ -85,7 +88,19 @@ export function energySection(j: ResultsJson): string {
     : '';
   const note = `From each GPU's telemetry (${e.sources.map((s) => s.url).join(', ')}), scraped every ${fmtNum(e.intervalMs / 1000)} s and once before and after the test, over the test window (first issue to last completion, ${fmtNum(e.window.seconds)} s). Energy from each GPU's energy counter where it has one, else its power integrated; idle power in the window counts. See docs/energy.md.`;
   return `<h2>Energy</h2><div class="cards">${cards.join('')}</div>${side}${truth}${table(
-    ['GPU', 'UUID', 'model', 'method', 'energy', 'mean W', 'peak W', 'mean util', 'peak mem MiB', 'counter resets'],
+    [
+      'GPU',
+      'UUID',
+      'model',
+      'method',
+      'energy',
+      'idle W',
+      'mean W',
+      'peak W',
+      'mean util',
+      'peak mem MiB',
+      'counter resets',
+    ],
     gpuRows,
   )}<div class="charts">${charts.join('')}</div>${failNote}<p class="note">${esc(note)}</p>`;
 }

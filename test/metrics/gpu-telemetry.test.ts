@@ -112,6 +112,9 @@ describe('energy over a window', () => {
     expect(e.outputTokensPerSecondPerWatt).toBeCloseTo(2, 9);
     expect(e.meanPowerW).toBeCloseTo(200, 9);
     expect(e.gpus[0]!.peakPowerW).toBe(200);
+    // Idle: the 50 W read just before the window; the work itself: (400 - 50 × 2) J over 800 tokens.
+    expect(e.idlePowerW).toBe(50);
+    expect(e.joulesPerOutputTokenAboveIdle).toBeCloseTo(0.375, 9);
     expect(e.missing).toBeNull();
   });
 

@@ -41,6 +41,10 @@ describe('energy', () => {
     const truth = e.simulator!.trueJoulesPerOutputToken!;
     expect(truth).toBeGreaterThan(0);
     expect(Math.abs(e.joulesPerOutputToken! - truth) / truth).toBeLessThan(0.05);
+    // The simulator idled at 70 W before the test; what the batch itself cost is the rest.
+    expect(e.idlePowerW).toBe(70);
+    const aboveIdle = (e.simulator!.trueJoules - 70 * e.window.seconds) / e.outputTokens;
+    expect(Math.abs(e.joulesPerOutputTokenAboveIdle! - aboveIdle) / aboveIdle).toBeLessThan(0.1);
     expect(e.gpus).toHaveLength(1);
     expect(e.gpus[0]!.model).toBe('NVIDIA H100 80GB HBM3');
     // Mean power above idle (the batch ran) and below the cap.
