@@ -22,6 +22,8 @@ export type {
   EngineArgs,
   ServerBackend,
   SshOptions,
+  SlurmOptions,
+  SlurmJobRecord,
   PlannedServer,
   FleetRecord,
   ServerRecord,

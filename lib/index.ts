@@ -66,6 +66,21 @@ export {
   samplingPreset,
   datasetPreset,
   DATASET_PRESETS,
+  readTrace,
+  traceDataset,
+  traceSchedule,
+  planTrace,
+} from './dataset/index.js';
+export type {
+  TraceFile,
+  TraceRow,
+  TraceFormat,
+  ReadTraceOptions,
+  TraceDataset,
+  TraceDatasetOptions,
+  TracePlan,
+  TracePlanOptions,
+  TraceLintWarning,
 } from './dataset/index.js';
 export type { Dataset, Prompt, ChatMessage } from './dataset/types.js';
 export type {

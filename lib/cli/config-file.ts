@@ -106,6 +106,14 @@ export interface RunFlags {
   rampDuration?: number | string;
   /** linear (default) or exponential. */
   rampShape?: string;
+  /** Not MLPerf (Server): replay this trace (Mooncake JSONL, or JSONL/CSV of timestamp, input_length, output_length). */
+  trace?: string;
+  /** The trace's time scale: 2 replays twice as fast. */
+  traceSpeed?: number;
+  /** The model's context in tokens, for the trace's lint (default: the simulator's). */
+  maxModelLen?: number;
+  /** Print what the trace will send and its lint, then exit without a test. */
+  dryRun?: boolean;
 }
 
 type KeyKind =
@@ -189,6 +197,10 @@ const KEYS: Record<string, KeyKind> = {
   rampFrom: 'number',
   rampDuration: 'duration',
   rampShape: 'string',
+  trace: 'path',
+  traceSpeed: 'number',
+  maxModelLen: 'integer',
+  dryRun: 'boolean',
 };
 
 // Friendlier spellings that mean the same key.

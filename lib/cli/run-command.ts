@@ -11,6 +11,7 @@ import type { LengthSpec } from '../dataset/synthetic.js';
 import type { RunRecord } from '../results/run-record.js';
 import { measurementLine, measurementOf } from '../results/measurement.js';
 import { latencyFigures, runStatusOf } from '../results/run-status.js';
+import { traceIssuePolicy, traceReplayLine } from '../results/trace-replay.js';
 // Types only: the pipeline (and with it the native addon) is loaded when a run starts.
 import type { DatasetSpec, RunBenchmarkOptions, RunStage } from '../run/run-benchmark.js';
 import { nonMlperfIssuePolicy, type TestMode, type TestScenario, type TestSettings } from '../core/settings.js';
@@ -28,6 +29,7 @@ import { parseSetOptions, parseSettingsMap } from './set-option.js';
 import { applyExtrasFlags } from './run-extras-flags.js';
 import { applyRequestFlags } from './request-flags.js';
 import { applyIssuePolicyFlags } from './issue-policy-flags.js';
+import { applyTraceFlags, dryRunTrace } from './trace-flags.js';
 import { addRunFlags, DEFAULT_OUTPUT_DIR } from './run-flags.js';
 
 export { DEFAULT_OUTPUT_DIR };
@@ -162,6 +164,8 @@ export interface RunCommandPlan {
   quiet: boolean;
   /** A harness-limited measurement exits with ExitCode.HarnessLimited. */
   strict: boolean;
+  /** --dry-run: print the trace's plan and exit. */
+  dryRun?: boolean;
 }
 
 /** argv to record in the results, without secrets (lib/core/redact.ts). */
@@ -169,7 +173,8 @@ export { redactArgv };
 
 /** Checks the merged flags and turns them into runBenchmark options (no I/O). */
 export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPlan {
-  const scenario = parseScenario(f.scenario);
+  // A trace is replayed in the Server scenario: --scenario may be left out.
+  const scenario = parseScenario(f.scenario ?? (f.trace !== undefined ? 'Server' : undefined));
   const mode = parseMode(f.mode);
   const settings = { ...parseSettingsMap(f.settings ?? {}, scenario), ...parseSetOptions(f.set ?? [], scenario) };
   applyIssuePolicyFlags(f, scenario, settings, { targetQps: f.targetQps });
@@ -227,7 +232,14 @@ export function planRun(f: RunFlags, argv: readonly string[] = []): RunCommandPl
   }
   applyExtrasFlags(f, options);
   applyRequestFlags(f, options);
-  return { options, json: f.json === true, quiet: f.quiet === true, strict: f.strict === true };
+  applyTraceFlags(f, options);
+  return {
+    options,
+    json: f.json === true,
+    quiet: f.quiet === true,
+    strict: f.strict === true,
+    dryRun: f.dryRun === true,
+  };
 }
 
 function ms(ns: number | null | undefined): string {
@@ -251,8 +263,11 @@ export function formatSummary(record: RunRecord, files: string[]): string {
     `Result: ${verdictLine(record)}`,
     `  ${r.scenario} ${r.mode}${record.benchmark ? `, ${record.benchmark}` : ''}${record.simulated ? ', simulated endpoint' : ''}; ${r.counts.samples} samples, ${r.counts.tokens} tokens`,
   ];
-  const policy = nonMlperfIssuePolicy({ scenario: r.scenario, ...(record.settings as Partial<TestSettings>) });
+  const policy = record.trace
+    ? traceIssuePolicy(record.trace)
+    : nonMlperfIssuePolicy({ scenario: r.scenario, ...(record.settings as Partial<TestSettings>) });
   if (policy) lines.push(`  issue policy: ${policy}: not an MLPerf scenario, not for a submission`);
+  if (record.trace) lines.push(`  ${traceReplayLine(record.trace)}`);
   if (record.warmup)
     lines.push(
       `  warm-up: ${record.warmup.requests} requests before the test (${record.warmup.failed} failed), counted in no figure here`,
@@ -448,6 +463,7 @@ export async function runCommand(cliFlags: RunFlags, argv: readonly string[]): P
     registerRunSecrets(flags);
     const plan = planRun(flags, argv);
     quiet = plan.quiet;
+    if (plan.dryRun) return await dryRunTrace(plan.options, plan.json);
     const { runBenchmark, writeRunFiles, recordToJson } = await import('../run/run-benchmark.js');
     const runOptions: RunBenchmarkOptions = {
       ...plan.options,

@@ -93,6 +93,17 @@ export function addRunFlags(cmd: Command): Command {
     .option('--ramp-duration <duration>', "the ramp-up's length, in ms or e.g. 30s, 5m")
     .option('--ramp-shape <shape>', 'linear (default) | exponential')
     .option(
+      '--trace <file>',
+      'not MLPerf (Server): replay a trace at its times: Mooncake JSONL, or JSONL/CSV of timestamp (ms), input_length, output_length[, hash_ids]',
+    )
+    .option('--trace-speed <x>', 'replay the trace x times as fast (default 1)', number)
+    .option(
+      '--max-model-len <n>',
+      "the model's context in tokens, for the trace's lint (default: the simulator's)",
+      integer,
+    )
+    .option('--dry-run', 'with --trace: print what will be sent (rate, tokens, prefix sharing) and the lint, then exit')
+    .option(
       '--workers <n>',
       'adapter worker threads (0 = main thread; default CPU count - 1, 1..8, and 2 on 2 CPUs)',
       integer,

@@ -1,8 +1,8 @@
 // `loadgen serve --config FILE`: starts the config file's `servers:` alone
 // (same file as `loadgen run`), prints their URLs on stdout once they are
 // healthy and warmed up, and keeps them until Ctrl-C or SIGTERM, when they
-// are stopped cleanly. --dry-run prints the command lines (ssh included)
-// without starting anything.
+// are stopped cleanly. --dry-run prints the command lines (ssh and Slurm's
+// salloc and srun included) without starting anything.
 import { resolve } from 'node:path';
 
 import type { Command } from 'commander';
@@ -12,6 +12,8 @@ import { reportError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
 import { Fleet } from '../fleet/fleet.js';
 import { planServers } from '../fleet/plan.js';
+import { sallocArgv } from '../fleet/slurm.js';
+import { commandLine } from '../fleet/ssh.js';
 
 export interface ServeFlags {
   config?: string;
@@ -41,6 +43,12 @@ export async function serveCommand(flags: ServeFlags): Promise<ExitCode> {
     const file = readConfigFile(flags.config);
     if (!file.servers) throw new UsageError(`config file ${flags.config}: no 'servers' section: nothing to start`);
     if (flags.dryRun) {
+      // Slurm entries: the allocation first; their steps below run on placeholder nodes of job JOBID.
+      for (const spec of file.servers)
+        if (spec.slurm)
+          process.stdout.write(
+            `# ${spec.name}: allocation\n${commandLine(sallocArgv(`loadgen-${spec.name}`, spec.slurm))}\n`,
+          );
       for (const p of await planServers(file.servers))
         process.stdout.write(`# ${p.name} -> ${p.url}\n${p.commandLine}\n`);
       return ExitCode.Valid;

@@ -60,6 +60,8 @@ export function planSweep(
     throw new UsageError('--rates and --concurrencies exclude each other');
   if (f.concurrencySweep && f.rates !== undefined)
     throw new UsageError('--concurrency-sweep searches over the concurrency; --rates lists target QPS');
+  if (f.trace !== undefined || f.dryRun)
+    throw new UsageError('loadgen sweep does not replay traces (a trace has its own rate): use loadgen run --trace');
   const dimension = f.concurrencies !== undefined || f.concurrencySweep ? 'concurrency' : 'qps';
   // A concurrency sweep runs each point as a closed loop of its users: --closed-loop is where the search starts.
   const closedStart = dimension === 'concurrency' ? f.closedLoop : undefined;

@@ -105,6 +105,8 @@ export interface TestMeta {
   nativeSut?: { tokens: number };
   /** The adapter's worker queue group: the engine hands issued samples straight to its workers. */
   workerQueues?: number;
+  /** Trace replay: query i is sample i, due this many ns after the test starts. */
+  traceScheduleNs?: Float64Array;
 }
 
 /** An opaque handle to native storage (an N-API external). */

@@ -6,6 +6,7 @@ import { holdCpuIdleLatency, type CpuIdleLatencyHold } from './cpu-idle-latency.
 import { shapeResult, type TestResult } from './result.js';
 import {
   checkIssueSameIndex,
+  nonMlperfIssuePolicy,
   SettingsError,
   toEngineLogSettings,
   toEngineSettings,
@@ -50,6 +51,53 @@ export interface StartTestOptions {
    * Default: the system's idle states are left alone.
    */
   cpuIdleLatencyUs?: number;
+  /**
+   * Trace replay (Server only; not an MLPerf scenario): query i is QSL sample
+   * i, issued alone this many ns after the test starts, each sample once, in
+   * this order. Non-decreasing offsets, at most the QSL's performance sample
+   * count of them. The test is the trace: its span is the minimum duration and
+   * its length the minimum query count (the official settings for both are
+   * ignored); the verdict is Server's latency bounds and early stopping.
+   */
+  schedule?: Float64Array | readonly number[];
+}
+
+/** Checks a trace schedule and copies it into the form the engine reads. */
+function checkSchedule(
+  schedule: Float64Array | readonly number[],
+  settings: Partial<TestSettings>,
+  scenario: string,
+  mode: string,
+  qsl: QuerySampleLibrary,
+): Float64Array {
+  if (scenario !== 'Server')
+    throw new SettingsError('schedule', `a trace schedule applies to the Server scenario only, not ${scenario}`);
+  if (mode !== 'PerformanceOnly')
+    throw new SettingsError('schedule', `a trace schedule runs in PerformanceOnly mode only, not ${mode}`);
+  const other = nonMlperfIssuePolicy({ ...settings, scenario: 'Server' });
+  if (other)
+    throw new SettingsError(
+      'schedule',
+      `a trace schedule is its own issue policy; it cannot be combined with ${other}`,
+    );
+  const out = Float64Array.from(schedule);
+  if (out.length === 0) throw new SettingsError('schedule', 'the trace schedule is empty');
+  if (out.length > qsl.performanceSampleCount || out.length > qsl.totalSampleCount)
+    throw new SettingsError(
+      'schedule',
+      `the trace schedule has ${out.length} requests; the QSL has ${Math.min(qsl.performanceSampleCount, qsl.totalSampleCount)} performance samples (one per request is needed)`,
+    );
+  let prev = 0;
+  for (let i = 0; i < out.length; i++) {
+    const t = out[i];
+    if (!(Number.isSafeInteger(t) && t >= prev))
+      throw new SettingsError(
+        'schedule',
+        `schedule[${i}] must be an integer number of ns >= the one before (${prev}), got ${String(t)}`,
+      );
+    prev = t;
+  }
+  return out;
 }
 
 /**
@@ -140,6 +188,8 @@ export function startTest(
     performanceSampleCount: qsl.performanceSampleCount,
     auditConfig: options.auditConfig === null ? '' : (options.auditConfig ?? 'audit.config'),
   };
+  if (options.schedule !== undefined)
+    meta.traceScheduleNs = checkSchedule(options.schedule, settings, scenario, mode, qsl);
   if (isNative) meta.nativeSut = { tokens: (sut as NativeNullSut).tokens };
   const queues = (sut as unknown as Record<symbol, unknown>)[WORKER_QUEUES];
   if (typeof queues === 'number') meta.workerQueues = queues;

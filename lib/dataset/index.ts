@@ -14,3 +14,7 @@ export { syntheticDataset, Sfc32 } from './synthetic.js';
 export type { LengthSpec, SyntheticDataset, SyntheticOptions } from './synthetic.js';
 export { datasetQsl } from './qsl.js';
 export type { DatasetQslOptions } from './qsl.js';
+export { readTrace, traceDataset, traceSchedule, TRACE_BLOCK_TOKENS } from './trace.js';
+export type { ReadTraceOptions, TraceDataset, TraceDatasetOptions, TraceFile, TraceFormat, TraceRow } from './trace.js';
+export { planTrace, lintTrace, formatTracePlan } from './trace-plan.js';
+export type { TraceLintKind, TraceLintWarning, TracePlan, TracePlanOptions } from './trace-plan.js';

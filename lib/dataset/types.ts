@@ -17,6 +17,10 @@ export interface Prompt {
   messages?: readonly ChatMessage[];
   /** Output cap for this sample; the run's maxTokens when absent. */
   maxTokens?: number;
+  /** Least output tokens for this sample (vLLM min_tokens, SGLang min_new_tokens); the run's when absent. */
+  minTokens?: number;
+  /** Generate past EOS for this sample; the run's setting when absent. */
+  ignoreEos?: boolean;
   /** Reference output (accuracy scoring), when the dataset has one. */
   reference?: string | readonly number[];
   /** Chat API: tool definitions offered with this prompt (OpenAI `tools`), e.g. replayed conversations. */

@@ -14,7 +14,8 @@ import { configFromLog } from './log-config.js';
 import { logTail } from './log-tail.js';
 import { planServers } from './plan.js';
 import { readServerInfo, type ServerSelfReport } from './server-info.js';
-import type { FleetEvent, FleetRecord, PlannedServer, ServerRecord, ServerSpec } from './types.js';
+import { allocate, type SlurmAllocation } from './slurm.js';
+import type { FleetEvent, FleetRecord, PlannedServer, ServerRecord, ServerSpec, SlurmJobRecord } from './types.js';
 import { warmUp } from './warmup.js';
 import { watchExits } from './watcher.js';
 
@@ -38,6 +39,14 @@ async function portFree(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** A Slurm allocation the fleet holds until stop(). */
+interface Held {
+  spec: string;
+  allocation: SlurmAllocation;
+  release: () => boolean;
+  cancelled: boolean;
+}
+
 export class Fleet {
   readonly events: FleetEvent[] = [];
   private readonly info = new Map<string, ServerSelfReport>();
@@ -49,7 +58,25 @@ export class Fleet {
     readonly planned: PlannedServer[],
     readonly launched: Launched[],
     private readonly log: (m: string) => void,
+    private readonly jobs: Held[] = [],
   ) {}
+
+  /** Slurm allocations, one per `launcher: slurm` entry; whatever was granted is cancelled if one fails. */
+  private static async allocateAll(specs: readonly ServerSpec[], log: (m: string) => void): Promise<Held[]> {
+    const held: Held[] = [];
+    try {
+      for (const spec of specs) {
+        if (!spec.slurm) continue;
+        const timeoutS = spec.slurm.queueTimeoutS ?? spec.startupTimeoutS;
+        const { allocation, release } = await allocate(`loadgen-${spec.name}`, spec.slurm, timeoutS, log);
+        held.push({ spec: spec.name, allocation, release, cancelled: false });
+      }
+      return held;
+    } catch (err) {
+      for (const h of held) h.release();
+      throw err;
+    }
+  }
 
   private event(server: string, kind: FleetEvent['kind'], message: string, extra: Partial<FleetEvent> = {}): void {
     this.events.push({ server, kind, at: new Date().toISOString(), message, ...extra });
@@ -60,16 +87,25 @@ export class Fleet {
     const given = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
     // Messages and log tails through the redaction rule (server logs can print their args).
     const log = (m: string): void => given(redactText(m, { pairs: true }));
-    const planned = await planServers(specs);
+    const jobs = await Fleet.allocateAll(specs, log);
+    let planned: PlannedServer[];
+    try {
+      planned = await planServers(specs, new Map(jobs.map((j) => [j.spec, j.allocation])));
+    } catch (err) {
+      for (const j of jobs) j.release();
+      throw err;
+    }
     const names = new Set<string>();
     for (const p of planned) {
-      if (names.has(p.name))
+      if (names.has(p.name)) {
+        for (const j of jobs) j.release();
         throw new UsageError(
           `servers: two servers are named '${p.name}' once expanded (GPU groups add -0, -1, ...; nodes add -<host>)`,
         );
+      }
       names.add(p.name);
     }
-    const fleet = new Fleet(planned, [], log);
+    const fleet = new Fleet(planned, [], log, jobs);
     try {
       for (const server of planned) {
         const logPath = join(o.outdir, 'servers', `${server.name}.log`);
@@ -85,7 +121,8 @@ export class Fleet {
           proc = await ServerProcess.start(
             server.name,
             server.spawnArgv,
-            server.node ? {} : server.env,
+            // ssh carries the environment in its remote line; srun exports its own to the step.
+            server.launcher === 'ssh' ? {} : server.env,
             logPath,
             server.spec.stopGraceS * 1000,
           );
@@ -193,6 +230,10 @@ export class Fleet {
             });
         }),
       );
+      for (const j of this.jobs) {
+        j.cancelled = j.release();
+        this.log(`slurm job ${j.allocation.jobId}: ${j.cancelled ? 'cancelled (scancel)' : 'scancel failed'}`);
+      }
       // The servers wrote their logs themselves: secrets they printed (their args, a token) are masked now.
       for (const { proc } of this.launched) redactFile(proc.logPath, (m) => this.log(m));
     })();
@@ -212,6 +253,8 @@ export class Fleet {
         model: p.spec.model ?? null,
         url: p.url,
         node: p.node,
+        launcher: p.launcher,
+        jobId: p.jobId ?? null,
         gpus: p.gpus,
         port: p.port,
         pid: l?.proc.pid ?? null,
@@ -238,7 +281,14 @@ export class Fleet {
           : null,
       };
     });
-    return { servers, events: this.events.map((e) => redactDeep({ ...e }, { pairs: true })) };
+    const slurmJobs: SlurmJobRecord[] = this.jobs.map((j) => ({
+      spec: j.spec,
+      jobId: j.allocation.jobId,
+      nodes: [...j.allocation.nodes],
+      partition: j.allocation.partition,
+      cancelled: j.cancelled,
+    }));
+    return { servers, events: this.events.map((e) => redactDeep({ ...e }, { pairs: true })), slurmJobs };
   }
 
   /** The last lines of a server's log. */

@@ -6,7 +6,7 @@
 // and the log's last line, which is where engines report loading) is
 // reported every few seconds.
 import { formatTail, logTail } from './log-tail.js';
-import type { ServerProcess } from './launcher.js';
+import type { ExitInfo, ServerProcess } from './launcher.js';
 import type { PlannedServer } from './types.js';
 import { ErrorCode, LoadgenError } from '../core/errors.js';
 
@@ -36,6 +36,18 @@ export interface HealthWaitOptions {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * How a server's process ended, in words. Through ssh, exit 255 is ssh's own
+ * failure (the node unreachable, the key refused, the connection lost): the
+ * node is named, since the engine may never have started.
+ */
+export function howEnded(server: PlannedServer, exit: ExitInfo): string {
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  if (server.launcher === 'ssh' && exit.code === 255)
+    return `exited with code 255: ssh to node ${server.node} failed (unreachable, key refused or connection lost; ssh runs with BatchMode=yes, so the key must be accepted without a prompt)`;
+  return `exited with code ${exit.code}`;
+}
+
 /** One GET of the health route: true on 200. */
 export async function healthy(url: string, path: string, timeoutMs = 5000): Promise<boolean> {
   try {
@@ -63,7 +75,7 @@ export async function waitHealthy(
         const { server, proc } = l;
         if (!proc.running) {
           const tail = logTail(proc.logPath);
-          const how = proc.exit!.signal ? `was killed by ${proc.exit!.signal}` : `exited with code ${proc.exit!.code}`;
+          const how = howEnded(server, proc.exit!);
           throw new FleetStartError(
             `server ${server.name} ${how} before becoming healthy\n${formatTail(proc.logPath, tail)}`,
             server.name,

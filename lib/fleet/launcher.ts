@@ -16,7 +16,28 @@ export interface ExitInfo {
 }
 
 const live = new Set<ServerProcess>();
+const cleanups = new Set<() => void>();
 let hooked = false;
+
+/** Runs `fn` at process exit, after the servers are ended (a Slurm job to cancel); the returned function unregisters it. */
+export function registerExitCleanup(fn: () => void): () => void {
+  hookExit();
+  cleanups.add(fn);
+  return () => {
+    cleanups.delete(fn);
+  };
+}
+
+function runCleanups(): void {
+  for (const fn of [...cleanups]) {
+    cleanups.delete(fn);
+    try {
+      fn();
+    } catch {
+      // At exit there is nobody to tell.
+    }
+  }
+}
 
 /** Whether a pid still runs (a zombie counts as gone: it holds nothing). */
 export function pidAlive(pid: number): boolean {
@@ -49,6 +70,11 @@ function sleepSync(ms: number): void {
 
 /** Synchronous last resort at process exit: SIGTERM every live group, wait up to their grace, then SIGKILL. */
 export function killAllNow(): void {
+  killLiveNow();
+  runCleanups();
+}
+
+function killLiveNow(): void {
   const procs = [...live].filter((p) => p.pid !== null);
   if (procs.length === 0) return;
   for (const p of procs) killGroup(p.pid!, 'SIGTERM');

@@ -6,7 +6,7 @@ import { UsageError } from '../core/errors.js';
 import { parseGpuList } from './gpus.js';
 import { isSecretName, registerSecret } from '../core/redact.js';
 import { sshNameProblem } from './ssh.js';
-import type { EngineArgs, ServerBackend, ServerSpec, SshOptions } from './types.js';
+import type { EngineArgs, ServerBackend, ServerSpec, SlurmOptions, SshOptions } from './types.js';
 
 const BACKENDS: readonly ServerBackend[] = ['vllm', 'sglang', 'custom', 'simulator'];
 
@@ -62,6 +62,8 @@ const SPEC_KEYS = [
   'host',
   'nodes',
   'ssh',
+  'launcher',
+  'slurm',
   'engineArgs',
   'extraArgs',
   'env',
@@ -73,7 +75,22 @@ const SPEC_KEYS = [
   'weight',
   'maxInFlight',
 ] as const;
-const SSH_KEYS = ['user', 'port', 'identityFile', 'options', 'workdir'] as const;
+const SLURM_KEYS = [
+  'partition',
+  'account',
+  'nodes',
+  'serversPerNode',
+  'gpusPerServer',
+  'timeLimit',
+  'allocOptions',
+  'srunOptions',
+  'containerImage',
+  'containerMounts',
+  'containerWorkdir',
+  'workdir',
+  'queueTimeoutS',
+] as const;
+const SSH_KEYS = ['user', 'port', 'identityFile', 'options', 'workdir', 'configFile'] as const;
 
 const DEFAULT_PORTS: Record<ServerBackend, number | 'auto'> = {
   vllm: 8000,
@@ -183,6 +200,23 @@ function sshOptions(c: Checker, key: string, v: unknown): SshOptions {
   return out;
 }
 
+function slurmOptions(c: Checker, key: string, v: unknown): SlurmOptions {
+  const out: SlurmOptions = { nodes: 1, serversPerNode: 1, allocOptions: [], srunOptions: [] };
+  for (const [k, at, value] of c.entries(key, v, SLURM_KEYS)) {
+    if (k === 'nodes' || k === 'serversPerNode' || k === 'gpusPerServer') out[k] = c.int(at, value, 1);
+    else if (k === 'queueTimeoutS') out.queueTimeoutS = c.number(at, value, 0.1);
+    else if (k === 'allocOptions' || k === 'srunOptions') {
+      const list = c.strings(at, value);
+      // Each is one argv word before srun's command: a bare word would become the program.
+      list.forEach((o, i) => {
+        if (!o.startsWith('-')) c.fail(`${at}[${i}]`, `must be an option (--name=value), got ${JSON.stringify(o)}`);
+      });
+      out[k] = list;
+    } else (out as unknown as Record<string, unknown>)[k] = c.string(at, value);
+  }
+  return out;
+}
+
 function simulatorOptions(c: Checker, key: string, v: unknown): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   for (const [k, at, value] of c.entries(key, v, Object.keys(SIM_KINDS))) {
@@ -268,17 +302,32 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
     });
     return list;
   });
+  const launcher = get('launcher', (k, x) => {
+    if (x !== 'local' && x !== 'ssh' && x !== 'slurm') c.fail(k, `must be local, ssh or slurm, got ${shown(x)}`);
+    return x;
+  });
+  const slurm = get('slurm', (k, x) => {
+    if (launcher !== 'slurm') c.fail(k, 'needs launcher: slurm');
+    return slurmOptions(c, k, x);
+  });
+  if (launcher === 'slurm') {
+    if (nodes)
+      c.fail(raw.nodes[0], 'does not apply to launcher slurm (Slurm picks the nodes: slurm.nodes is how many)');
+    if (gpus) c.fail(raw.gpus[0], 'does not apply to launcher slurm (Slurm assigns GPUs: slurm.gpus-per-server)');
+  }
+  if (launcher === 'ssh' && !nodes) c.fail(`${at}.nodes`, 'is required for launcher ssh (the hosts to reach)');
+  if (launcher === 'local' && nodes) c.fail(raw.nodes[0], 'needs launcher ssh (or no launcher key)');
   const port = get('port', (k, x) => (x === 'auto' ? 'auto' : c.int(k, x, 1, 65535))) ?? DEFAULT_PORTS[backend];
-  if (port === 'auto' && nodes)
+  if (port === 'auto' && (nodes || launcher === 'slurm'))
     c.fail(
       raw.port?.[0] ?? `${at}.port`,
-      'must be a number for servers on ssh nodes (free ports are found only on this machine)',
+      `must be a number for servers on ${launcher === 'slurm' ? 'Slurm' : 'ssh'} nodes (free ports are found only on this machine)`,
     );
   const spec: ServerSpec = {
     name,
     backend,
     port,
-    host: get('host', (k, x) => c.string(k, x)) ?? (nodes ? '0.0.0.0' : '127.0.0.1'),
+    host: get('host', (k, x) => c.string(k, x)) ?? (nodes || slurm || launcher === 'slurm' ? '0.0.0.0' : '127.0.0.1'),
     engineArgs: get('engineArgs', (k, x) => engineArgs(c, k, x)) ?? {},
     extraArgs: get('extraArgs', (k, x) => c.strings(k, x)) ?? [],
     env:
@@ -309,6 +358,7 @@ function oneSpec(c: Checker, at: string, v: unknown): ServerSpec {
   if (flavor !== undefined) spec.flavor = flavor;
   if (gpus !== undefined) spec.gpus = gpus;
   if (nodes !== undefined) spec.nodes = nodes;
+  if (launcher === 'slurm') spec.slurm = slurm ?? { nodes: 1, serversPerNode: 1, allocOptions: [], srunOptions: [] };
   const ssh = get('ssh', (k, x) => sshOptions(c, k, x));
   if (ssh !== undefined) {
     if (!nodes) c.fail(raw.ssh[0], 'needs nodes: (the hosts to reach by ssh)');

@@ -2,6 +2,8 @@
 // directory) becomes one remote shell line run by ssh. `-tt` gives the
 // remote command a terminal, so when the local ssh process is stopped the
 // remote engine gets SIGHUP and dies with it instead of lingering on the GPU.
+import { execFile } from 'node:child_process';
+
 import type { SshOptions } from './types.js';
 
 /** POSIX shell quoting: bare when safe, else single quotes. */
@@ -25,8 +27,9 @@ export function remoteLine(argv: readonly string[], env: Record<string, string>,
   const vars = Object.entries(env)
     .map(([k, v]) => `${k}=${shellQuote(v)} `)
     .join('');
+  // The terminal -tt asks for would turn every \n of the log into \r\n: not with -onlcr.
   const run = `${vars}exec ${commandLine(argv)}`;
-  return workdir ? `cd ${shellQuote(workdir)} && ${run}` : run;
+  return `stty -onlcr 2>/dev/null; ${workdir ? `cd ${shellQuote(workdir)} && ${run}` : run}`;
 }
 
 /** A node or user ssh reads as itself (not as an option, not split by the remote shell), or an error message. */
@@ -38,13 +41,8 @@ export function sshNameProblem(what: 'host' | 'user', v: string): string | null 
   return null;
 }
 
-/** The local argv that runs `argv` on `node` through ssh. */
-export function sshArgv(
-  node: string,
-  argv: readonly string[],
-  env: Record<string, string>,
-  o: SshOptions = {},
-): string[] {
+/** ssh's options and destination for `node` (everything but -tt and the remote command). */
+function sshTarget(node: string, o: SshOptions): string[] {
   for (const [what, v] of [
     ['host', node],
     ['user', o.user],
@@ -52,10 +50,36 @@ export function sshArgv(
     const problem = v === undefined ? null : sshNameProblem(what, v);
     if (problem) throw new TypeError(`ssh ${what} ${problem}`);
   }
-  const out = ['ssh', '-tt', '-o', 'BatchMode=yes'];
+  const out = ['-o', 'BatchMode=yes'];
+  if (o.configFile !== undefined) out.push('-F', o.configFile);
   if (o.port !== undefined) out.push('-p', String(o.port));
   if (o.identityFile !== undefined) out.push('-i', o.identityFile);
   for (const opt of o.options ?? []) out.push('-o', opt);
-  out.push(o.user ? `${o.user}@${node}` : node, '--', remoteLine(argv, env, o.workdir));
+  out.push(o.user ? `${o.user}@${node}` : node);
   return out;
+}
+
+/** The local argv that runs `argv` on `node` through ssh. */
+export function sshArgv(
+  node: string,
+  argv: readonly string[],
+  env: Record<string, string>,
+  o: SshOptions = {},
+): string[] {
+  return ['ssh', '-tt', ...sshTarget(node, o), '--', remoteLine(argv, env, o.workdir)];
+}
+
+/**
+ * The address ssh connects to for `node` (`ssh -G`: the HostName of an alias
+ * in the ssh config), so the harness sends its requests where ssh started
+ * the server. The node's own name when ssh cannot tell (no ssh client here).
+ */
+export function sshHostAddress(node: string, o: SshOptions = {}): Promise<string> {
+  const argv = sshTarget(node, o);
+  return new Promise((resolve) => {
+    execFile('ssh', ['-G', ...argv], { timeout: 10_000 }, (err, stdout) => {
+      const host = err ? undefined : /^hostname (\S+)$/m.exec(stdout)?.[1];
+      resolve(host && sshNameProblem('host', host) === null ? host : node);
+    });
+  });
 }

@@ -44,6 +44,36 @@ export interface SshOptions {
   options?: string[];
   /** Remote directory to cd into first. */
   workdir?: string;
+  /** ssh -F: an ssh config file (host aliases, ProxyJump...). */
+  configFile?: string;
+}
+
+/**
+ * `launcher: slurm`: the servers run as job steps of one Slurm allocation
+ * (salloc --no-shell, then one srun step per server), cancelled at the end.
+ */
+export interface SlurmOptions {
+  partition?: string;
+  account?: string;
+  /** Nodes to allocate; each runs `serversPerNode` servers. */
+  nodes: number;
+  serversPerNode: number;
+  /** GPUs per server: --gres=gpu:N on each step, N x servers-per-node per node on the allocation. */
+  gpusPerServer?: number;
+  /** --time (Slurm's forms: MM, HH:MM:SS, D-HH...). */
+  timeLimit?: string;
+  /** Extra salloc options (allocation: --exclusive, --reservation=..., --qos=...). */
+  allocOptions: string[];
+  /** Extra srun options for every server step. */
+  srunOptions: string[];
+  /** pyxis/enroot: --container-image, --container-mounts, --container-workdir on each step. */
+  containerImage?: string;
+  containerMounts?: string;
+  containerWorkdir?: string;
+  /** --chdir of the steps. */
+  workdir?: string;
+  /** Seconds to wait for the allocation (default: the spec's startup-timeout-s). */
+  queueTimeoutS?: number;
 }
 
 /** One entry of `servers:`, checked (spec.ts). Several servers can come from one entry (GPU groups, nodes). */
@@ -66,6 +96,8 @@ export interface ServerSpec {
   /** SSH nodes to start the servers on (each gets every group); none = this machine. */
   nodes?: string[];
   ssh?: SshOptions;
+  /** Set for `launcher: slurm` (then `nodes` is not). */
+  slurm?: SlurmOptions;
   engineArgs: EngineArgs;
   extraArgs: string[];
   env: Record<string, string>;
@@ -87,6 +119,10 @@ export interface PlannedServer {
   spec: ServerSpec;
   gpus: number[] | null;
   node: string | null;
+  /** How it is started: here, through ssh, or as a Slurm job step. */
+  launcher: 'local' | 'ssh' | 'slurm';
+  /** Slurm: the allocation's job id. */
+  jobId?: string;
   port: number;
   /** Base URL the harness sends to. */
   url: string;
@@ -133,6 +169,9 @@ export interface ServerRecord {
   model: string | null;
   url: string;
   node: string | null;
+  launcher: 'local' | 'ssh' | 'slurm';
+  /** Slurm: the job whose step it was (null otherwise). */
+  jobId: string | null;
   gpus: number[] | null;
   port: number;
   pid: number | null;
@@ -157,7 +196,20 @@ export interface ServerRecord {
   exit: { code: number | null; signal: string | null; how: 'stopped' | 'killed' | 'crashed' | 'exited' } | null;
 }
 
+/** One Slurm allocation a fleet held. */
+export interface SlurmJobRecord {
+  /** The `servers:` entry it was allocated for. */
+  spec: string;
+  jobId: string;
+  nodes: string[];
+  partition: string | null;
+  /** Whether scancel was run on it at the end. */
+  cancelled: boolean;
+}
+
 export interface FleetRecord {
   servers: ServerRecord[];
   events: FleetEvent[];
+  /** Slurm allocations ([] when no server used `launcher: slurm`). */
+  slurmJobs: SlurmJobRecord[];
 }

@@ -4,7 +4,7 @@
 // out of the rotation after a few failed requests and the others carry the
 // traffic.
 import { formatTail, logTail } from './log-tail.js';
-import type { Launched } from './health.js';
+import { howEnded, type Launched } from './health.js';
 import type { FleetEvent } from './types.js';
 
 /** Watches every launched server until the returned function is called. */
@@ -17,7 +17,7 @@ export function watchExits(
     void proc.exited.then((exit) => {
       if (!active || proc.stopping) return;
       const tail = logTail(proc.logPath);
-      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+      const how = howEnded(server, exit);
       const message = `server ${server.name} (${server.url}) ${how} during the run; the adapter moves its traffic to the other servers`;
       onEvent(
         {

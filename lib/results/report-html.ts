@@ -3,6 +3,7 @@
 // key figures, latency/TTFT/TPOT distributions, rates and in-flight requests
 // over time, and the per-endpoint comparison. Works with whatever the run
 // has: no SUT report (custom SUT), no TTFT (Offline), no timeline.
+import { traceReplayLine } from './trace-replay.js';
 import { esc, fmtInt, fmtMs, fmtNum, fmtPct, card, table } from './html-text.js';
 import { buildResultsJson, type MsStats, type ResultsJson } from './results-json.js';
 import type { RunRecord } from './run-record.js';
@@ -81,7 +82,7 @@ function verdictSection(j: ResultsJson): string {
       ? `<div>LoadGen's own verdict: ${esc(v.status === 'NO_RESULT' ? 'none (no performance pass)' : v.status)}</div>`
       : '';
   const policy = j.benchmark.issuePolicy
-    ? `<div class="policy" id="issue-policy">Issue policy: ${esc(j.benchmark.issuePolicy)}: not an MLPerf scenario, not for a submission</div>`
+    ? `<div class="policy" id="issue-policy">Issue policy: ${esc(j.benchmark.issuePolicy)}: not an MLPerf scenario, not for a submission</div>${j.trace ? `<div id="trace-replay">${esc(traceReplayLine(j.trace))}</div>` : ''}`
     : '';
   return `<section class="verdict ${esc(overall)}" id="verdict"><div class="big">${esc(overall)}</div>${policy}${loadgen}${metric}${crit}${list}${measurementBanner(j)}</section>`;
 }

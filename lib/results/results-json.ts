@@ -12,6 +12,7 @@ import type { ServerStateReport } from '../metrics/server-state.js';
 import type { WarmupReport } from '../sut/warmup.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
 import { costSections, type CostSections } from './cost-sections.js';
+import { traceIssuePolicy, type TraceReplayReport } from './trace-replay.js';
 import { measurementOf, type MeasurementFigures, type MeasurementVerdict } from './measurement.js';
 import {
   latencyFigures,
@@ -158,6 +159,8 @@ export interface ResultsJson extends CostSections {
   extra: Record<string, unknown> | null;
   /** Multi-turn runs only: per-turn and per-conversation figures, tool calls (docs/results-schema.md). */
   multiturn?: MultiturnReport;
+  /** Trace replays only (--trace): the trace's plan and lint, and the issue-time error against its times. */
+  trace?: TraceReplayReport;
   /** Servers the run started itself (null when it only used given endpoints). */
   servers: FleetRecord | null;
   /** Each server's identity, whether another client was using it at the start, its start time, prefix-cache counters at start and end (null when not read). */
@@ -299,7 +302,9 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       sutName: r.sutName,
       dataset: { ...record.dataset },
       endpoints: record.endpoints.map((e) => ({ ...e })),
-      issuePolicy: nonMlperfIssuePolicy({ scenario: r.scenario, ...(record.settings as Partial<TestSettings>) }),
+      issuePolicy: record.trace
+        ? traceIssuePolicy(record.trace)
+        : nonMlperfIssuePolicy({ scenario: r.scenario, ...(record.settings as Partial<TestSettings>) }),
     },
     settings: { requested: { ...record.settings }, effective: { ...r.effective } },
     verdict: {
@@ -382,9 +387,14 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
     extra: record.extra ?? null,
     ...costSections(record),
     ...(record.multiturn ? { multiturn: record.multiturn } : {}),
+    ...(record.trace ? { trace: record.trace } : {}),
     ...(record.accuracy ? { accuracy: record.accuracy } : {}),
     servers: record.servers
-      ? { servers: record.servers.servers.map((x) => ({ ...x })), events: record.servers.events.map((e) => ({ ...e })) }
+      ? {
+          servers: record.servers.servers.map((x) => ({ ...x })),
+          events: record.servers.events.map((e) => ({ ...e })),
+          slurmJobs: (record.servers.slurmJobs ?? []).map((j) => ({ ...j, nodes: [...j.nodes] })),
+        }
       : null,
     serverState: record.serverState ?? null,
     warmup: record.warmup ?? null,

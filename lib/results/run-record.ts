@@ -1,6 +1,7 @@
 // Everything one run produced, in memory: what `loadgen run` (or a harness)
 // hands to the writers of results.json, result_summary.json and report.html.
 // The writers read only this, so a custom harness can write the same files.
+import type { TraceReplayReport } from './trace-replay.js';
 import type { FleetRecord } from '../fleet/types.js';
 import type { TestResult } from '../core/result.js';
 import type { Percentiles, SutReport } from '../sut/types.js';
@@ -104,4 +105,6 @@ export interface RunRecord {
   accuracy?: RunAccuracy | null;
   /** The harness's CPU and main-thread event-loop delay over the test: input of the measurement verdict (lib/results/measurement.ts). */
   harnessUsage?: HarnessUsage | null;
+  /** A trace replay (--trace): what the trace asked for and the issue-time error against its times. */
+  trace?: TraceReplayReport | null;
 }

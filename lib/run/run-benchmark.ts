@@ -35,6 +35,15 @@ import { RunExtras } from './run-extras.js';
 import { composeSettings, SIMULATOR_DEFAULTS, SYNTHETIC_DEFAULTS, type RunBenchmarkOptions } from './run-options.js';
 import { fillTimeline, ProgressSampler } from './run-progress.js';
 import { checkWarmup, ServerState } from './server-state.js';
+import { resolveOptions as resolveSimulatorOptions } from '../sim/options.js';
+import {
+  applyTraceSettings,
+  checkTraceSpec,
+  prepareTrace,
+  traceProgressSettings,
+  traceSection,
+  tracePlanLines,
+} from './run-trace.js';
 
 // The options and their composition (run-options.ts) and the progress
 // helpers (run-progress.ts), importable from here as before.
@@ -196,6 +205,12 @@ function checkMlperfSettings(options: RunBenchmarkOptions, settings: TestSetting
   if (options.benchmark === undefined) return;
   if (settings.mode !== 'PerformanceOnly' && settings.mode !== 'SubmissionRun') return;
   const findings = preflightMlperf(options.benchmark, settings);
+  // A replayed trace is not in the settings (its schedule goes to startTest), so it is named here.
+  if (options.trace)
+    findings.unshift({
+      setting: 'trace',
+      message: 'the issue policy is trace replay: not an MLPerf scenario, its results cannot be submitted',
+    });
   if (findings.length === 0) return;
   if (options.strictMlperf)
     throw new UsageError(
@@ -244,7 +259,24 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     ? await openConversations(options, settings, composed.userFields, log)
     : null;
   if (conversations) options = conversations.options;
-  const { dataset, path: datasetPath, preset } = await buildDataset(options, log);
+  // A trace is the dataset (row i = sample i) and the schedule (lib/run/run-trace.ts).
+  let traced: Awaited<ReturnType<typeof prepareTrace>> | null = null;
+  if (options.trace) {
+    checkTraceSpec(options.trace, { ...options, mode: settings.mode });
+    traced = await prepareTrace(
+      options.trace,
+      simulated ? resolveSimulatorOptions(options.simulator).maxModelLen : undefined,
+    );
+    applyTraceSettings(settings);
+    for (const line of tracePlanLines(traced.plan)) log(line);
+  }
+  const {
+    dataset,
+    path: datasetPath,
+    preset,
+  } = traced
+    ? { dataset: traced.dataset, path: resolve(traced.trace.path), preset: null }
+    : await buildDataset(options, log);
   // Journal, resume, budget and pricing checks: refusals come before any server is touched.
   const extras = RunExtras.prepare(options, settings, outdir, dataset, simulated ? 1 : endpointsIn.length, log);
   if (settings.performanceSampleCountOverride > dataset.size) {
@@ -275,8 +307,10 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     }
     const simGpus = sim !== null && gpuTargets.length === 1 && gpuTargets[0]!.url === sim.gpuMetricsUrl;
     energy = gpuTargets.length > 0 ? new RunEnergy(gpuTargets, log) : null;
-    for (const n of composed.notes) log(n);
+    // A trace sets its own rate and length: the quick-run defaults say nothing about it.
+    for (const n of composed.notes) if (!(traced && n.startsWith('simulated-run defaults'))) log(n);
     if (
+      !traced &&
       !simulated &&
       settings.scenario === 'Server' &&
       !composed.userFields.has('serverTargetQps') &&
@@ -355,7 +389,8 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     await energy?.begin();
     const sampler = new ProgressSampler(
       llm,
-      settings,
+      // A trace's length and rate are its own: the estimate of the time left follows them.
+      traced ? traceProgressSettings(settings, traced.plan) : settings,
       dataset.size,
       options.onProgress,
       log,
@@ -378,6 +413,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         {
           handleSigint: options.handleSigint !== false,
           cpuIdleLatencyUs: options.cpuIdleLatencyUs,
+          ...(traced ? { schedule: traced.schedule } : {}),
           ...(options.auditConfig !== undefined ? { auditConfig: options.auditConfig } : {}),
         },
       );
@@ -428,6 +464,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       outdir,
       harnessUsage: usage?.stop() ?? null,
     };
+    if (traced) record.trace = traceSection(traced, report?.timings);
     Object.assign(record, await extras.finish(llm, record));
     record.energy = energy ? await energy.finish(record) : null;
     if (record.energy && simGpus && sim) {

@@ -24,6 +24,7 @@ import type {
   WireApiName,
 } from '../sut/types.js';
 import type { RunExtrasOptions } from './run-extras.js';
+import type { TraceSpec } from './run-trace.js';
 
 /** A dataset file to open (see openDataset), or synthetic prompts. */
 export type DatasetSpec = ({ path: string } & OpenDatasetOptions) | { synthetic: Partial<SyntheticOptions> };
@@ -72,6 +73,8 @@ export interface RunBenchmarkOptions extends RunExtrasOptions {
   apiKey?: string;
   /** A Dataset, a file to open, or synthetic prompts; default: a small synthetic dataset. */
   dataset?: Dataset | DatasetSpec;
+  /** Trace replay (Server, performance mode; not an MLPerf scenario): the trace is the dataset and the schedule; excludes `dataset`. */
+  trace?: TraceSpec;
   /** Multi-turn: a conversation file, replayed (a turn is a sample) or live (a conversation is a sample); excludes `dataset`. */
   conversations?: ConversationsSpec;
   /** Sampling fields sent with every request (over the benchmark's reference values). */

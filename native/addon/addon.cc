@@ -246,6 +246,13 @@ Napi::Value StartTest(const Napi::CallbackInfo& info) {
   lg::LogSettings log_settings = LogSettingsFromJs(info[1].As<Napi::Object>());
   Napi::Object meta = info[2].As<Napi::Object>();
   Napi::Object dispatcher = info[3].As<Napi::Object>();
+  // A trace's schedule (ns offsets, non-decreasing), checked by startTest in JS.
+  Napi::Value schedule = meta.Get("traceScheduleNs");
+  if (schedule.IsTypedArray() && schedule.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array) {
+    Napi::Float64Array a = schedule.As<Napi::Float64Array>();
+    settings.trace_schedule_ns.reserve(a.ElementLength());
+    for (size_t i = 0; i < a.ElementLength(); i++) settings.trace_schedule_ns.push_back(static_cast<int64_t>(a[i]));
+  }
   lg::TestOptions options;
   Napi::Value audit = meta.Get("auditConfig");
   if (audit.IsString()) options.audit_config_path = audit.As<Napi::String>().Utf8Value();

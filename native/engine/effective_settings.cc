@@ -151,6 +151,16 @@ EffectiveSettings::EffectiveSettings(const TestSettings& req, uint64_t qsl_perfo
     }
   }
 
+  // A trace is the whole test: every row once, at its time. Its span is the
+  // minimum duration and its rows the minimum query count, so a short trace
+  // is not INVALID for being short; the rate it reports is the trace's mean.
+  if (req.scenario == Scenario::Server && !req.trace_schedule_ns.empty()) {
+    const int64_t span_ns = req.TraceSpanNs();
+    min_query_count = req.trace_schedule_ns.size();
+    min_duration_ms = target_duration_ms = span_ns / 1000000;
+    if (span_ns > 0) target_qps = static_cast<double>(req.trace_schedule_ns.size() - 1) * 1e9 / span_ns;
+  }
+
   min_sample_count = min_query_count * samples_per_query;
 
   if (req.performance_issue_same && req.performance_issue_same_index >= performance_sample_count) {
@@ -203,6 +213,8 @@ void LogRequestedSettings(const TestSettings& s, DetailLog* log) {
         LG_LOG(d, "requested_ramp_start_qps", s.ramp_start_qps);
         LG_LOG(d, "requested_ramp_duration_ms", s.ramp_duration_ms);
         LG_LOG(d, "requested_ramp_exponential", s.ramp_exponential);
+        LG_LOG(d, "requested_trace_request_count", static_cast<uint64_t>(s.trace_schedule_ns.size()));
+        LG_LOG(d, "requested_trace_span_ns", s.TraceSpanNs());
       }
       break;
     case Scenario::Offline: LG_LOG(d, "requested_offline_expected_qps", s.offline_expected_qps); break;

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 #include "rng.h"
 
@@ -171,6 +172,28 @@ GeneratedQueries GenerateQueries(const EffectiveSettings& s, const LoadableSet& 
       out.query_offset.reserve(static_cast<size_t>(expected) + 1);
       out.sample_index.reserve(static_cast<size_t>(expected * spq));
     }
+  }
+
+  // Trace replay: row i of the trace is QSL sample i, issued once at the
+  // trace's own time, in the trace's order; no generator is drawn from.
+  const std::vector<int64_t>& trace = req.trace_schedule_ns;
+  if (server && !accuracy && !trace.empty()) {
+    if (loaded_set.sample_distribution_end < trace.size()) {
+      throw std::invalid_argument("a trace of " + std::to_string(trace.size()) +
+                                  " requests needs that many loaded samples; the performance set has " +
+                                  std::to_string(loaded_set.sample_distribution_end));
+    }
+    out.scheduled_delta_ns.reserve(trace.size());
+    out.query_offset.reserve(trace.size() + 1);
+    out.sample_index.reserve(trace.size());
+    for (size_t i = 0; i < trace.size(); i++) {
+      out.sample_index.push_back(i);
+      out.scheduled_delta_ns.push_back(trace[i]);
+      out.query_offset.push_back(out.sample_index.size());
+    }
+    out.samples_per_query = 1;
+    out.duration_ns = trace.back();
+    return out;
   }
 
   const uint64_t same = s.performance_issue_same_index;

@@ -71,7 +71,9 @@ bool ParseMode(const std::string& name, Mode* out) {
 std::string DescribeIssuePolicy(const TestSettings& s) {
   if (!s.NonMlperfIssuePolicy()) return "";
   std::ostringstream ss;
-  if (s.closed_loop_concurrency > 0) {
+  if (!s.trace_schedule_ns.empty()) {
+    ss << "trace replay, " << s.trace_schedule_ns.size() << " requests over " << s.TraceSpanNs() / 1000000 << " ms";
+  } else if (s.closed_loop_concurrency > 0) {
     ss << "closed loop, concurrency " << s.closed_loop_concurrency;
   } else {
     ss << (s.server_burstiness != 1.0 ? "gamma arrivals" : "Poisson arrivals");

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lg {
 
@@ -83,12 +84,18 @@ struct TestSettings {
   double ramp_start_qps = 0;
   uint64_t ramp_duration_ms = 0;
   bool ramp_exponential = false;
+  // Trace replay: query i is QSL sample i, due this many ns after the test
+  // starts (non-decreasing). A list, so it comes with the test's options
+  // rather than as a config key; empty = no trace.
+  std::vector<int64_t> trace_schedule_ns;
 
   // True when an issue policy other than MLPerf's own is asked for.
   bool NonMlperfIssuePolicy() const {
-    return scenario == Scenario::Server &&
-           (closed_loop_concurrency > 0 || server_burstiness != 1.0 || ramp_start_qps > 0);
+    return scenario == Scenario::Server && (closed_loop_concurrency > 0 || server_burstiness != 1.0 ||
+                                            ramp_start_qps > 0 || !trace_schedule_ns.empty());
   }
+  // The span of the trace: its last query's offset (0 without a trace).
+  int64_t TraceSpanNs() const { return trace_schedule_ns.empty() ? 0 : trace_schedule_ns.back(); }
 };
 
 // One line naming a non-MLPerf issue policy ("closed loop, concurrency 16"), empty for the official one.

@@ -61,6 +61,29 @@ TEST_CASE("Server performance generation matches the official count and duration
   CHECK_EQ(g.duration_ns, 2000668289);
 }
 
+TEST_CASE("a trace schedule issues sample i at offset i and sets the minimums from the trace") {
+  auto t = OfficialSeeds(lg::Scenario::Server, lg::Mode::PerformanceOnly);
+  t.min_duration_ms = 600000;
+  t.min_query_count = 270336;
+  t.trace_schedule_ns = {0, 1000, 1000, 5000000, 2500000000};
+  CHECK(t.NonMlperfIssuePolicy());
+  CHECK_EQ(lg::DescribeIssuePolicy(t), std::string("trace replay, 5 requests over 2500 ms (not an MLPerf scenario)"));
+  lg::DetailLog log;
+  lg::EffectiveSettings eff(t, 1024, 1024, &log);
+  CHECK_EQ(eff.min_query_count, 5u);
+  CHECK_EQ(eff.min_duration_ms, 2500);
+  auto g = Generate(t, false);
+  CHECK_EQ(g.query_count(), 5u);
+  CHECK_EQ(g.duration_ns, 2500000000);
+  for (size_t i = 0; i < 5; i++) {
+    CHECK_EQ(g.sample_index[i], i);
+    CHECK_EQ(g.scheduled_delta_ns[i], t.trace_schedule_ns[i]);
+  }
+  // Outside Server the list is not an issue policy.
+  t.scenario = lg::Scenario::Offline;
+  CHECK(!t.NonMlperfIssuePolicy());
+}
+
 TEST_CASE("SingleStream trace order matches the official run") {
   auto t = OfficialSeeds(lg::Scenario::SingleStream, lg::Mode::PerformanceOnly);
   t.min_query_count = 1000;

@@ -64,6 +64,11 @@ describe('examples', () => {
       /VALID[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests[\s\S]*http:\/\/127\.0\.0\.1:\d+: \d+ requests/,
     ],
     ['accuracy-run', /32 of 32 samples/],
+    // The simulator's hits are the plan's reusable tokens: rows 3, 5, ... find the two shared blocks.
+    [
+      'trace-replay',
+      /plan: 40 requests over 1\.95 s, 19456 of \d+ prompt tokens reusable[\s\S]*replayed 40 requests: issue time - trace time p99 [\d.]+ ms[\s\S]*server prefix cache: 19456 hits/,
+    ],
   ];
   test.each(runs)('%s runs against the simulator', async (name, output) => {
     const prev = process.env.MIN_DURATION_MS;

@@ -24,15 +24,10 @@ function explain(r: CliRun): string {
   return `exit ${r.code} ${r.signal ?? ''}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
 }
 
-/** The small server of test/run/helpers.ts (ceiling 200 samples/s), as a config file. */
-function args(out: string, minQueries = 500): string[] {
-  const config = writeText(
-    dir,
-    'sim.yaml',
-    'simulator:\n  maxRunningSeqs: 8\n  decodeStepNs: 4000000\n  prefillNsPerToken: 10000\n  outputLength: 10\n',
-  );
+/** A simulator config file and the flags every sweep test shares (less the scenario's bounds). */
+function simArgs(file: string, simulator: string, minQueries: number, extra: string[], out: string): string[] {
+  const config = writeText(dir, file, `simulator:\n${simulator}`);
   return [
-    'sweep',
     '--config',
     config,
     '--scenario',
@@ -49,10 +44,23 @@ function args(out: string, minQueries = 500): string[] {
     'min_duration=1000',
     '--set',
     `min_query_count=${minQueries}`,
-    '--set',
-    'server_ttft_latency=400000000',
+    ...extra,
     '--output-dir',
     out,
+  ];
+}
+
+/** The small server of test/run/helpers.ts (ceiling 200 samples/s), as a config file. */
+function args(out: string, minQueries = 500): string[] {
+  return [
+    'sweep',
+    ...simArgs(
+      'sim.yaml',
+      '  maxRunningSeqs: 8\n  decodeStepNs: 4000000\n  prefillNsPerToken: 10000\n  outputLength: 10\n',
+      minQueries,
+      ['--set', 'server_ttft_latency=400000000'],
+      out,
+    ),
   ];
 }
 
@@ -187,36 +195,14 @@ describe('usage errors exit 2', () => {
 // Harness noise only adds to TPOT, so the search may land one below, never above.
 describe('loadgen sweep --concurrency-sweep: closed-loop users', () => {
   function closedArgs(out: string): string[] {
-    const config = writeText(
-      dir,
+    return simArgs(
       'sim-closed.yaml',
-      'simulator:\n  maxRunningSeqs: 256\n  decodeStepNs: 2000000\n  decodeStepNsPerSeq: 4000000\n  prefillNsPerToken: 0\n  outputLength: 6\n',
-    );
-    return [
-      '--config',
-      config,
-      '--scenario',
-      'Server',
-      '--synthetic',
-      '16/6',
-      '--synthetic-samples',
-      '64',
-      '--workers',
-      '1',
-      '--metrics-interval',
-      '0',
-      '--set',
-      'min_duration=1000',
-      '--set',
-      'min_query_count=100',
+      '  maxRunningSeqs: 256\n  decodeStepNs: 2000000\n  decodeStepNsPerSeq: 4000000\n  prefillNsPerToken: 0\n  outputLength: 6\n',
+      100,
       // p90: early stopping passes with 100 queries, so probes stay short.
-      '--set',
-      'server_target_latency_percentile=0.9',
-      '--set',
-      'server_tpot_latency=44000000',
-      '--output-dir',
+      ['--set', 'server_target_latency_percentile=0.9', '--set', 'server_tpot_latency=44000000'],
       out,
-    ];
+    );
   }
 
   test('capacity.concurrency is 10 users as the model says (or 9); a closed-loop run there is VALID, 12 users INVALID', async () => {

@@ -73,7 +73,7 @@ describe('planning', () => {
     ]);
     expect(planned[3].spawnArgv.slice(0, 6)).toEqual(['ssh', '-tt', '-o', 'BatchMode=yes', 'ml@gpu2', '--']);
     expect(planned[3].commandLine).toBe(
-      "ssh -tt -o BatchMode=yes ml@gpu2 -- 'CUDA_VISIBLE_DEVICES=1 PYTHONUNBUFFERED=1 exec vllm serve m --host 0.0.0.0 --port 8001'",
+      "ssh -tt -o BatchMode=yes ml@gpu2 -- 'stty -onlcr 2>/dev/null; CUDA_VISIBLE_DEVICES=1 PYTHONUNBUFFERED=1 exec vllm serve m --host 0.0.0.0 --port 8001'",
     );
   });
 

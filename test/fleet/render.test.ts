@@ -221,10 +221,10 @@ describe('ssh', () => {
       'StrictHostKeyChecking=no',
       'me@gpu1',
       '--',
-      'cd /srv/run && CUDA_VISIBLE_DEVICES=0 exec vllm serve m --port 8000',
+      'stty -onlcr 2>/dev/null; cd /srv/run && CUDA_VISIBLE_DEVICES=0 exec vllm serve m --port 8000',
     ]);
     expect(commandLine(argv)).toBe(
-      "ssh -tt -o BatchMode=yes -p 2222 -i /k -o StrictHostKeyChecking=no me@gpu1 -- 'cd /srv/run && CUDA_VISIBLE_DEVICES=0 exec vllm serve m --port 8000'",
+      "ssh -tt -o BatchMode=yes -p 2222 -i /k -o StrictHostKeyChecking=no me@gpu1 -- 'stty -onlcr 2>/dev/null; cd /srv/run && CUDA_VISIBLE_DEVICES=0 exec vllm serve m --port 8000'",
     );
   });
 });

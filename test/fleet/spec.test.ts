@@ -118,8 +118,24 @@ describe('through the config file and the CLI', () => {
     const r = await runCli(['serve', '--config', file, '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      "# big -> http://gpu1:8000\nssh -tt -o BatchMode=yes ml@gpu1 -- 'CUDA_VISIBLE_DEVICES=0,1,2,3 PYTHONUNBUFFERED=1 exec vllm serve org/m --host 0.0.0.0 --port 8000 --tensor-parallel-size 4 --kv-cache-dtype fp8'\n",
+      "# big -> http://gpu1:8000\nssh -tt -o BatchMode=yes ml@gpu1 -- 'stty -onlcr 2>/dev/null; CUDA_VISIBLE_DEVICES=0,1,2,3 PYTHONUNBUFFERED=1 exec vllm serve org/m --host 0.0.0.0 --port 8000 --tensor-parallel-size 4 --kv-cache-dtype fp8'\n",
     );
+  });
+
+  test('loadgen serve --dry-run with launcher: slurm: the salloc line, then srun steps on placeholder nodes', async () => {
+    const file = writeConfig(
+      dir,
+      'servers:\n  - { name: big, backend: vllm, model: org/m, port: 8000, launcher: slurm, slurm: { nodes: 2, partition: gpu, gpus-per-server: 4, container-image: "nvcr.io#nvidia/vllm:25.01" } }\n',
+      'dry-slurm.yaml',
+    );
+    const r = await runCli(['serve', '--config', file, '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').slice(0, 4)).toEqual([
+      '# big: allocation',
+      'salloc --no-shell --job-name=loadgen-big --nodes=2 --ntasks-per-node=1 --partition=gpu --gres=gpu:4',
+      '# big-node1 -> http://node1:8000',
+      "PYTHONUNBUFFERED=1 srun --jobid=JOBID --job-name=big-node1 --nodes=1 --ntasks=1 --nodelist=node1 --overlap --kill-on-bad-exit=1 --gres=gpu:4 '--container-image=nvcr.io#nvidia/vllm:25.01' -- vllm serve org/m --host 0.0.0.0 --port 8000",
+    ]);
   });
 
   test('loadgen serve without servers: exit 2', async () => {

@@ -51,7 +51,15 @@ function promptValue(prompt: Prompt, api: WireApiName, index: number): unknown {
 
 /** The JSON body for one sample. */
 export function buildBody(prompt: Prompt, index: number, ctx: BodyContext): BuiltBody {
-  const sp = ctx.sampling;
+  // A sample's own output bounds (a trace's lengths) over the run's.
+  const sp =
+    prompt.minTokens === undefined && prompt.ignoreEos === undefined
+      ? ctx.sampling
+      : {
+          ...ctx.sampling,
+          ...(prompt.minTokens !== undefined ? { minTokens: prompt.minTokens } : {}),
+          ...(prompt.ignoreEos !== undefined ? { ignoreEos: prompt.ignoreEos } : {}),
+        };
   const maxTokens = prompt.maxTokens ?? sp.maxTokens ?? DEFAULT_MAX_TOKENS;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw new DatasetError(
