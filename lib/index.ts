@@ -130,6 +130,7 @@ export type { CostReport } from './cost/cost.js';
 export type { Goodput, GoodputTargets } from './cost/goodput.js';
 export type { TokenAccounting } from './cost/token-accounting.js';
 export type { ServerMetricsReport, EndpointServerMetrics } from './metrics/summary.js';
+export type { EnergyReport, EnergySourceReport, GpuEnergy } from './metrics/energy.js';
 export type { ResumeInfo } from './resume/journal-session.js';
 export type { MultiturnReport } from './multiturn/types.js';
 

@@ -11,3 +11,4 @@ export { MetricsScraper } from './metrics/scraper.js';
 export type { ScraperOptions } from './metrics/scraper.js';
 export type { MetricsPoint } from './metrics/series.js';
 export type { ServerMetricsReport, EndpointServerMetrics } from './metrics/summary.js';
+export type { EnergyReport, EnergySourceReport, GpuEnergy } from './metrics/energy.js';

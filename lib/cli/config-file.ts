@@ -78,6 +78,8 @@ export interface RunFlags {
   budgetMinutes?: number;
   /** Seconds between /metrics scrapes (0 = off). */
   metricsInterval?: number;
+  /** GPU telemetry pages (dcgm-exporter's /metrics) scraped for the energy figures. */
+  gpuMetrics?: string[];
   /** Run even when an endpoint has requests of another client. */
   allowBusyServer?: boolean;
   /** Warm-up requests before the test. */
@@ -180,6 +182,7 @@ const KEYS: Record<string, KeyKind> = {
   budgetCost: 'number',
   budgetMinutes: 'number',
   metricsInterval: 'number',
+  gpuMetrics: 'stringList',
   allowBusyServer: 'boolean',
   warmup: 'integer',
   tokenizer: 'path',
@@ -295,11 +298,17 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
         if (e && typeof e === 'object' && !Array.isArray(e)) {
           const o = e as Record<string, unknown>;
           for (const k of Object.keys(o)) {
-            if (!['url', 'weight', 'maxInFlight'].includes(k)) {
+            if (!['url', 'weight', 'maxInFlight', 'gpuMetrics'].includes(k)) {
               throw new UsageError(
-                `config file ${path}: '${key}[${i}]': unknown key '${k}' (known: url, weight, maxInFlight)`,
+                `config file ${path}: '${key}[${i}]': unknown key '${k}' (known: url, weight, maxInFlight, gpuMetrics)`,
               );
             }
+          }
+          if (o.gpuMetrics !== undefined) {
+            const g = typeof o.gpuMetrics === 'string' ? [o.gpuMetrics] : o.gpuMetrics;
+            if (!Array.isArray(g) || g.length === 0 || !g.every((x) => typeof x === 'string' && x !== ''))
+              throw new UsageError(`config file ${path}: '${key}[${i}].gpuMetrics' must be a URL or a list of URLs`);
+            o.gpuMetrics = g;
           }
           if (typeof o.url !== 'string')
             throw new UsageError(`config file ${path}: '${key}[${i}].url' must be a URL string`);
@@ -315,7 +324,7 @@ function checkValue(path: string, key: string, kind: KeyKind, v: unknown, base: 
           return o as unknown as EndpointConfig;
         }
         throw new UsageError(
-          `config file ${path}: '${key}[${i}]' must be a URL or {url, weight?, maxInFlight?}, got ${typeName(e)}`,
+          `config file ${path}: '${key}[${i}]' must be a URL or {url, weight?, maxInFlight?, gpuMetrics?}, got ${typeName(e)}`,
         );
       });
     }

@@ -20,6 +20,7 @@ import type { Backend, SamplingParams, WireApiName } from '../sut/types.js';
 import { mergeFlags, readConfigFile, type RunFlags } from './config-file.js';
 import { conversationsFrom } from './conversation-flags.js';
 import { redactArgv, registerSecret } from '../core/redact.js';
+import { energySummaryLine } from '../metrics/energy.js';
 import { splitEndpointCredentials } from '../sut/endpoint-url.js';
 import { reportError, UsageError } from './errors.js';
 import { ExitCode } from './exit-codes.js';
@@ -278,6 +279,7 @@ export function formatSummary(record: RunRecord, files: string[]): string {
       `  ${r.metric.name}: ${r.metric.unit === 'ns' ? ms(r.metric.value) : `${r.metric.value.toFixed(2)} ${r.metric.unit}`}`,
     );
   if (r.tokensPerSecond !== null) lines.push(`  tokens per second: ${r.tokensPerSecond.toFixed(1)}`);
+  if (record.energy) lines.push(`  ${energySummaryLine(record.energy, record.cost?.perMillionOutputTokens ?? null)}`);
   // Over the samples that succeeded (LoadGen's statistics count failed ones, with sentinel TTFTs); n/a where none did.
   const lat = latencyFigures(record);
   const failedNote =
@@ -397,12 +399,15 @@ const LOG_FILES = [
   'mlperf_log_trace.json',
 ];
 
-/** Makes the run's secrets known to the redaction rule before anything is printed: API key, URL passwords, servers' secret env. */
+/** Makes the run's secrets known to the redaction rule before anything is printed: API key, URL passwords (endpoints', GPU telemetry's), servers' secret env. */
 export function registerRunSecrets(f: RunFlags): void {
   registerSecret(f.apiKey);
-  for (const e of f.endpoint ?? []) {
+  const urls = (f.endpoint ?? []).flatMap((e) =>
+    typeof e === 'string' ? [e] : [e.url, ...(e.gpuMetrics === undefined ? [] : [e.gpuMetrics].flat())],
+  );
+  for (const u of [...urls, ...(f.gpuMetrics ?? [])]) {
     try {
-      splitEndpointCredentials(typeof e === 'string' ? e : e.url);
+      splitEndpointCredentials(u);
     } catch {
       // A malformed URL is reported where it is parsed.
     }

@@ -1,5 +1,5 @@
 // The `loadgen run` flags of resumability and accounting (--resume, GPU
-// pricing, budgets, --metrics-interval, --allow-busy-server, --warmup) turned into runBenchmark options,
+// pricing, budgets, --metrics-interval, --gpu-metrics, --allow-busy-server, --warmup) turned into runBenchmark options,
 // with a clear usage error for each bad value.
 import { resolve } from 'node:path';
 
@@ -41,6 +41,7 @@ export function applyExtrasFlags(f: RunFlags, options: RunBenchmarkOptions): voi
       );
     options.metricsIntervalMs = Math.round(f.metricsInterval * 1000);
   }
+  if (f.gpuMetrics?.length) options.gpuMetrics = [...f.gpuMetrics];
   if (f.allowBusyServer !== undefined) options.allowBusyServer = f.allowBusyServer;
   if (f.warmup !== undefined) {
     if (!(Number.isSafeInteger(f.warmup) && f.warmup >= 0))

@@ -159,5 +159,10 @@ export function addRunFlags(cmd: Command): Command {
       '--metrics-interval <s>',
       "seconds between scrapes of each endpoint's /metrics (default 5; 0 = off)",
       number,
+    )
+    .option(
+      '--gpu-metrics <url>',
+      "GPU telemetry page to scrape for energy figures, e.g. dcgm-exporter's http://node:9400/metrics (repeatable; docs/energy.md)",
+      collect,
     );
 }

@@ -35,6 +35,10 @@ export interface SimFlags {
   faults?: SimFaultRule[];
   record?: boolean;
   maxRecords?: number;
+  gpus?: number;
+  gpuIdleWatts?: number;
+  gpuWattsPerSeq?: number;
+  gpuMaxWatts?: number;
 }
 
 function integer(min: number): (v: string) => number {
@@ -100,6 +104,10 @@ export function simOptionsFromFlags(flags: SimFlags): SimulatorOptions {
   if (flags.faults !== undefined) o.faults = flags.faults;
   if (flags.record === false) o.record = false;
   if (flags.maxRecords !== undefined) o.maxRecords = flags.maxRecords;
+  if (flags.gpus !== undefined) o.gpus = flags.gpus;
+  if (flags.gpuIdleWatts !== undefined) o.gpuIdleWatts = flags.gpuIdleWatts;
+  if (flags.gpuWattsPerSeq !== undefined) o.gpuWattsPerSeq = flags.gpuWattsPerSeq;
+  if (flags.gpuMaxWatts !== undefined) o.gpuMaxWatts = flags.gpuMaxWatts;
   return o;
 }
 
@@ -159,6 +167,10 @@ export function registerSimCommand(program: Command): void {
     .option('--faults <json>', 'fault rules (JSON array) active from the start', faultsJson)
     .option('--no-record', 'keep no per-request records')
     .option('--max-records <n>', 'records kept (oldest dropped)', integer(1))
+    .option('--gpus <n>', 'simulated GPUs served at /dcgm/metrics (dcgm-exporter format; default 1)', integer(1))
+    .option('--gpu-idle-watts <w>', "each GPU's power with an empty batch (default 70)", nonNegative)
+    .option('--gpu-watts-per-seq <w>', "each GPU's power added per running sequence (default 8)", nonNegative)
+    .option('--gpu-max-watts <w>', "each GPU's power cap (default 700)", nonNegative)
     // As a launched server (loadgen serve / run with servers:): start-up phase and scripted failures.
     .option(
       '--load-time-ms <ms>',

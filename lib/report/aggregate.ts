@@ -64,6 +64,11 @@ export interface AggregatedRun {
   latencyMs: { p50: number | null; p99: number | null };
   ttftMs: { p50: number | null; p99: number | null };
   tpotMs: { p50: number | null; p99: number | null };
+  /** The GPUs' energy over the run's test window (results.json `energy`), J; null without GPU telemetry. */
+  energyJ: number | null;
+  /** Output tokens of that window's energy figure. */
+  energyOutputTokens: number | null;
+  joulesPerOutputToken: number | null;
 }
 
 export interface AggregatedResults {
@@ -85,6 +90,8 @@ export interface AggregatedResults {
     tokensPerSecondRuns: number;
   };
   counts: { queries: number | null; samples: number | null; errors: number };
+  /** Over the runs with an energy figure: their energies and output tokens summed (null when none has one). */
+  energy: { energyJ: number; outputTokens: number; joulesPerOutputToken: number | null; runs: number } | null;
   latencyMs: { latency: MergedLatency | null; ttft: MergedLatency | null; tpot: MergedLatency | null };
   notes: string[];
 }
@@ -224,6 +231,9 @@ export function aggregateRuns(inputs: AggregateInput[], now: Date = new Date()):
       latencyMs: { p50: ms(s.latency?.p50), p99: ms(s.latency?.p99) },
       ttftMs: { p50: ms(s.ttft?.p50), p99: ms(s.ttft?.p99) },
       tpotMs: { p50: ms(s.tpot?.p50), p99: ms(s.tpot?.p99) },
+      energyJ: logs.results?.energy?.energyJ ?? null,
+      energyOutputTokens: logs.results?.energy?.energyJ != null ? logs.results.energy.outputTokens : null,
+      joulesPerOutputToken: logs.results?.energy?.joulesPerOutputToken ?? null,
     };
   });
   const notes: string[] = [];
@@ -235,6 +245,11 @@ export function aggregateRuns(inputs: AggregateInput[], now: Date = new Date()):
   const tps = sum(runs.map((r) => r.tokensPerSecond));
   if (tps.n > 0 && tps.n < runs.length)
     notes.push(`tokens per second is summed over the ${tps.n} of ${runs.length} runs that report it`);
+  const withEnergy = runs.filter((r) => r.energyJ !== null && r.energyOutputTokens !== null);
+  const energyJ = withEnergy.reduce((a, r) => a + r.energyJ!, 0);
+  const energyTokens = withEnergy.reduce((a, r) => a + r.energyOutputTokens!, 0);
+  if (withEnergy.length > 0 && withEnergy.length < runs.length)
+    notes.push(`energy is summed over the ${withEnergy.length} of ${runs.length} runs with GPU telemetry`);
   const queries = sum(runs.map((r) => r.queries));
   const samples = sum(runs.map((r) => r.samples));
   const latency = {
@@ -270,6 +285,14 @@ export function aggregateRuns(inputs: AggregateInput[], now: Date = new Date()):
       samples: samples.n === runs.length ? samples.total : null,
       errors: runs.reduce((a, r) => a + r.errors, 0),
     },
+    energy: withEnergy.length
+      ? {
+          energyJ,
+          outputTokens: energyTokens,
+          joulesPerOutputToken: energyTokens > 0 ? energyJ / energyTokens : null,
+          runs: withEnergy.length,
+        }
+      : null,
     latencyMs: latency,
     notes,
   };

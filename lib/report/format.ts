@@ -133,6 +133,10 @@ export function formatAggregate(a: AggregatedResults): string {
   lines.push(
     `  Counts    queries ${a.counts.queries ?? DASH}   samples ${a.counts.samples ?? DASH}   errors ${a.counts.errors}`,
   );
+  if (a.energy)
+    lines.push(
+      `  Energy    ${n(a.energy.energyJ)} J over ${a.energy.outputTokens} output tokens: ${n(a.energy.joulesPerOutputToken, 4)} J/token (${a.energy.runs} of ${a.runs.length} runs with GPU telemetry)`,
+    );
   const rows = [
     mergedRow('latency', a.latencyMs.latency),
     mergedRow('TTFT', a.latencyMs.ttft),

@@ -1,5 +1,5 @@
 // The optional sections results.json carries from a RunRecord: tokens,
-// goodput, cost, budgets, the servers' metrics and the journal/resume state.
+// goodput, cost, budgets, the servers' metrics, the GPUs' energy and the journal/resume state.
 // Each appears only when the record has it (a custom harness's record
 // without them gives the same results.json as before).
 import type { RunRecord } from './run-record.js';
@@ -10,10 +10,11 @@ export interface CostSections {
   cost?: RunRecord['cost'];
   budget?: RunRecord['budget'];
   serverMetrics?: RunRecord['serverMetrics'];
+  energy?: RunRecord['energy'];
   resume?: RunRecord['resume'];
 }
 
-const KEYS = ['tokens', 'goodput', 'cost', 'budget', 'serverMetrics', 'resume'] as const;
+const KEYS = ['tokens', 'goodput', 'cost', 'budget', 'serverMetrics', 'energy', 'resume'] as const;
 
 export function costSections(record: RunRecord): CostSections {
   const out: CostSections = {};

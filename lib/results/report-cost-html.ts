@@ -4,6 +4,7 @@
 import { esc, fmtInt, fmtMs, fmtNum, fmtPct, card, table } from './html-text.js';
 import type { ResultsJson } from './results-json.js';
 import type { RunRecord } from './run-record.js';
+import { energySection } from './energy-html.js';
 import { emptyChart, lineChart, PALETTE } from './svg-charts.js';
 
 const usd = (v: number | null | undefined, digits = 4): string =>
@@ -204,9 +205,9 @@ function serverSection(j: ResultsJson, record: RunRecord): string {
   )}<div class="charts">${charts.join('')}</div><p class="note">From each endpoint's Prometheus /metrics, scraped every ${esc(fmtNum(m.intervalMs / 1000))} s and once before and after the test; counters are increases over the run (a server restart is counted from zero). Server TTFT is measured from the server's arrival (tokenisation included), client TTFT from the request write; server token counters also count other clients' requests.</p>`;
 }
 
-/** The cost, budget, resume and server-metrics sections, in that order. */
+/** The cost, energy, budget, resume and server-metrics sections, in that order. */
 export function costAndServerSections(j: ResultsJson, record: RunRecord): string {
-  return [costSection(j), budgetSection(j), resumeSection(j), serverSection(j, record)]
+  return [costSection(j), energySection(j), budgetSection(j), resumeSection(j), serverSection(j, record)]
     .filter(Boolean)
     .map((s) => `${s}\n`)
     .join('');

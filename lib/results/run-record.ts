@@ -11,6 +11,7 @@ import type { CostReport } from '../cost/cost.js';
 import type { Goodput } from '../cost/goodput.js';
 import type { TokenAccounting } from '../cost/token-accounting.js';
 import type { ServerMetricsReport } from '../metrics/summary.js';
+import type { EnergyReport } from '../metrics/energy.js';
 import type { ServerStateReport } from '../metrics/server-state.js';
 import type { WarmupReport } from '../sut/warmup.js';
 import type { ResumeInfo } from '../resume/journal-session.js';
@@ -90,6 +91,8 @@ export interface RunRecord {
   budget?: BudgetReport | null;
   /** The servers' own /metrics over the run. */
   serverMetrics?: ServerMetricsReport | null;
+  /** The GPUs' energy over the test window from their telemetry (--gpu-metrics; docs/energy.md). */
+  energy?: EnergyReport | null;
   /** Each server's identity, its load before the run, its start time and prefix-cache counters at start and end. */
   serverState?: ServerStateReport | null;
   /** The warm-up requests sent before the test (--warmup N), outside every other figure. */

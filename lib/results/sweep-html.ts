@@ -108,6 +108,16 @@ function loadCurves(s: SweepJson): string {
       yUnit: 'tokens/s',
     }),
   );
+  const joules = curve(pts, (p) => p.joulesPerOutputToken ?? null);
+  if (joules.length > 0)
+    charts.push(
+      xyChart({
+        title: 'GPU energy per output token vs throughput',
+        series: [{ name: 'J / output token', points: joules }],
+        xUnit: x,
+        yUnit: 'J / token',
+      }),
+    );
   return `<div class="charts">${charts.join('')}</div>`;
 }
 
@@ -139,6 +149,7 @@ function pareto(s: SweepJson): string {
 }
 
 function pointsTable(s: SweepJson): string {
+  const energy = s.points.some((p) => p.joulesPerOutputToken != null);
   const head = [
     s.dimension === 'qps' ? 'target QPS' : 'concurrency',
     'kind',
@@ -150,6 +161,7 @@ function pointsTable(s: SweepJson): string {
     'latency p99',
     'TTFT p99',
     'TPOT p99',
+    ...(energy ? ['J / output token'] : []),
     'run directory',
   ];
   const rows = s.points.map((p) => [
@@ -163,6 +175,7 @@ function pointsTable(s: SweepJson): string {
     fmtMs(p.latencyMs?.p99),
     fmtMs(p.ttftMs?.p99),
     fmtMs(p.tpotMs?.p99),
+    ...(energy ? [p.joulesPerOutputToken == null ? '—' : String(Number(p.joulesPerOutputToken.toPrecision(4)))] : []),
     p.dir,
   ]);
   return table(head, rows);

@@ -50,6 +50,8 @@ export interface SweepPoint {
   tokensPerSecondPerGpu: number | null;
   /** Output tokens/s one user sees while decoding: 1000 / mean TPOT (ms). */
   tokensPerSecondPerUser: number | null;
+  /** The GPUs' energy per output token over the point's test (results.json energy; null without GPU telemetry). */
+  joulesPerOutputToken: number | null;
   /** Samples within the latency targets, when the run counted them. */
   goodput: { fraction: number | null; good: number; samples: number; perSecond: number | null } | null;
   latencyMs: SweepPercentiles | null;
@@ -167,6 +169,7 @@ export function pointFromResults(
     tokensPerSecond: tps,
     tokensPerSecondPerGpu: tps !== null && at.gpus ? tps / at.gpus : null,
     tokensPerSecondPerUser: tpotMean && tpotMean > 0 ? 1000 / tpotMean : null,
+    joulesPerOutputToken: j.energy?.joulesPerOutputToken ?? null,
     goodput: g
       ? {
           fraction: g.fraction,

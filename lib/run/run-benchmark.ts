@@ -30,6 +30,7 @@ import type { EndpointConfig, SutReport } from '../sut/types.js';
 import { UsageMeter } from './harness-usage.js';
 import { checkOutputDir, createOutputDir } from './output-dir.js';
 import { checkTokenizer, modeIsScored, scoreRun } from './run-accuracy.js';
+import { RunEnergy, gpuMetricsTargets } from './run-energy.js';
 import { RunExtras } from './run-extras.js';
 import { composeSettings, SIMULATOR_DEFAULTS, SYNTHETIC_DEFAULTS, type RunBenchmarkOptions } from './run-options.js';
 import { fillTimeline, ProgressSampler } from './run-progress.js';
@@ -236,6 +237,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
   const endpointsIn = options.endpoints ?? [];
   const simulated = endpointsIn.length === 0;
   checkEndpoints(endpointsIn);
+  const gpuTargets = gpuMetricsTargets(options.gpuMetrics, endpointsIn);
   if (options.workers !== undefined && !(Number.isSafeInteger(options.workers) && options.workers >= 0)) {
     throw new UsageError(`--workers must be an integer >= 0, got ${String(options.workers)}`);
   }
@@ -286,6 +288,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
 
   let sim: Simulator | null = null;
   let llm: LlmSut | null = null;
+  let energy: RunEnergy | null = null;
   try {
     let endpoints: (string | EndpointConfig)[] = [...endpointsIn];
     if (simulated) {
@@ -300,7 +303,10 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
         `simulated run: no --endpoint given, so a built-in ${flavor} simulator serves '${options.simulator?.model ?? SIMULATOR_DEFAULTS.model}' at ${sim.url}`,
       );
       endpoints = [sim.url];
+      if (gpuTargets.length === 0) gpuTargets.push({ url: sim.gpuMetricsUrl, endpoint: sim.url });
     }
+    const simGpus = sim !== null && gpuTargets.length === 1 && gpuTargets[0]!.url === sim.gpuMetricsUrl;
+    energy = gpuTargets.length > 0 ? new RunEnergy(gpuTargets, log) : null;
     // A trace sets its own rate and length: the quick-run defaults say nothing about it.
     for (const n of composed.notes) if (!(traced && n.startsWith('simulated-run defaults'))) log(n);
     if (
@@ -380,6 +386,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       options.sampling,
       options.command ? redactArgv(options.command) : null,
     );
+    await energy?.begin();
     const sampler = new ProgressSampler(
       llm,
       // A trace's length and rate are its own: the estimate of the time left follows them.
@@ -396,6 +403,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     let usage: UsageMeter | null = null;
     try {
       extras.testStarted();
+      energy?.testStarted();
       usage = new UsageMeter();
       result = await startTest(
         engineSide.sut,
@@ -422,6 +430,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
       usage?.stop();
       clearInterval(timer);
       extras.testEnded();
+      energy?.testEnded();
     }
     stage('finishing');
     const endedAt = new Date().toISOString();
@@ -457,6 +466,17 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     };
     if (traced) record.trace = traceSection(traced, report?.timings);
     Object.assign(record, await extras.finish(llm, record));
+    record.energy = energy ? await energy.finish(record) : null;
+    if (record.energy && simGpus && sim) {
+      // The simulator knows its GPUs' energy exactly: the measurement's error, for the record.
+      const e = record.energy;
+      const trueJoules = sim.gpuEnergyJoules(e.window.startNs, e.window.endNs);
+      e.simulator = {
+        trueJoules,
+        trueJoulesPerOutputToken: e.outputTokens > 0 ? trueJoules / e.outputTokens : null,
+        errorPct: e.energyJ !== null && trueJoules > 0 ? ((e.energyJ - trueJoules) / trueJoules) * 100 : null,
+      };
+    }
     record.serverState = await serverState.finish();
     record.warmup = warmup;
     if (conversations) record.multiturn = conversations.report(llm, report);
@@ -475,6 +495,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     if (options.writeOutputs !== false) await writeRunFiles(record);
     return record;
   } finally {
+    energy?.stop();
     await llm?.close().catch(() => undefined);
     await sim?.close().catch(() => undefined);
   }

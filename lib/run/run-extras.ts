@@ -33,6 +33,12 @@ export interface RunExtrasOptions {
   budget?: BudgetLimits;
   /** Scrape each endpoint's /metrics every this many ms (0 = never; default 5000). */
   metricsIntervalMs?: number;
+  /**
+   * GPU telemetry pages (dcgm-exporter's /metrics, full URLs) scraped over the
+   * test for the energy figures (docs/energy.md); endpoints may name their own
+   * (EndpointConfig.gpuMetrics). A simulated run uses the simulator's.
+   */
+  gpuMetrics?: string[];
   /** Sent to /metrics as `Authorization: Bearer <apiKey>` too (an endpoint URL's user:password goes as Basic instead). */
   apiKey?: string;
 }

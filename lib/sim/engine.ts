@@ -60,6 +60,8 @@ export interface EngineConfig {
   precisePacing: boolean;
   /** Called when a sequence completes (not when aborted). */
   onSeqDone?: (seq: Sequence) => void;
+  /** Called when the running batch changed size (the GPU power model follows it). */
+  onRunningChange?: (running: number) => void;
 }
 
 // setTimeout has millisecond granularity: it covers the whole milliseconds
@@ -81,8 +83,15 @@ export class Engine {
   private closed = false;
   totalTokens = 0;
   steps = 0;
+  private reportedRunning = 0;
 
   constructor(private readonly cfg: EngineConfig) {}
+
+  private runningChanged(): void {
+    if (this.running.size === this.reportedRunning) return;
+    this.reportedRunning = this.running.size;
+    this.cfg.onRunningChange?.(this.running.size);
+  }
 
   get runningCount(): number {
     return this.running.size;
@@ -112,8 +121,10 @@ export class Engine {
 
   /** Frees the sequence's slot (or queue place) at once; it gets no more tokens. */
   abort(seq: Sequence): void {
-    if (seq.state === 'running') this.running.delete(seq);
-    else if (seq.state === 'waiting')
+    if (seq.state === 'running') {
+      this.running.delete(seq);
+      this.runningChanged();
+    } else if (seq.state === 'waiting')
       this.waitingCount--; // removed lazily from the queue
     else if (seq.state !== 'new') return;
     seq.state = 'aborted';
@@ -128,6 +139,7 @@ export class Engine {
     this.dueNs = null;
     for (const seq of this.running) seq.state = 'aborted';
     this.running.clear();
+    this.runningChanged();
     for (let i = this.waitingHead; i < this.waiting.length; i++) {
       const seq = this.waiting[i];
       if (seq && seq.state === 'waiting') seq.state = 'aborted';
@@ -168,6 +180,7 @@ export class Engine {
       this.running.add(seq);
       prefillTokens += seq.promptTokens - seq.cachedTokens;
     }
+    this.runningChanged();
     if (this.running.size === 0) {
       this.dueNs = null;
       return;
@@ -226,6 +239,7 @@ export class Engine {
       }
       touched.add(seq.listener);
     }
+    this.runningChanged();
     for (const listener of touched) {
       try {
         listener.onStep();

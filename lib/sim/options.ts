@@ -33,6 +33,11 @@ export interface ResolvedOptions {
   maxRecords: number;
   requireAuthorization: string | null;
   authorizationScope: 'all' | 'v1';
+  gpus: number;
+  gpuIdleWatts: number;
+  gpuWattsPerSeq: number;
+  gpuMaxWatts: number;
+  gpuModelName: string;
 }
 
 export const DEFAULT_VERSIONS: Record<SimFlavor, string> = { vllm: '0.11.0', sglang: '0.5.4' };
@@ -113,12 +118,33 @@ const KNOWN = new Set([
   'prefixCacheBlockTokens',
   'requireAuthorization',
   'authorizationScope',
+  'gpus',
+  'gpuIdleWatts',
+  'gpuWattsPerSeq',
+  'gpuMaxWatts',
+  'gpuModelName',
 ]);
 
 function authorizationScope(v: unknown): 'all' | 'v1' {
   if (v === undefined) return 'all';
   if (v === 'all' || v === 'v1') return v;
   throw bad('authorizationScope', "must be 'all' or 'v1'", v);
+}
+
+function gpuOptions(
+  o: Record<string, unknown>,
+): Pick<ResolvedOptions, 'gpus' | 'gpuIdleWatts' | 'gpuWattsPerSeq' | 'gpuMaxWatts' | 'gpuModelName'> {
+  const watts = (name: string, dflt: number): number => (o[name] === undefined ? dflt : nonNegative(o, name));
+  const gpuIdleWatts = watts('gpuIdleWatts', 70);
+  const gpuMaxWatts = watts('gpuMaxWatts', 700);
+  if (gpuMaxWatts < gpuIdleWatts) throw bad('gpuMaxWatts', `must be >= gpuIdleWatts (${gpuIdleWatts})`, gpuMaxWatts);
+  return {
+    gpus: int(o, 'gpus', 1, 1, 64),
+    gpuIdleWatts,
+    gpuWattsPerSeq: watts('gpuWattsPerSeq', 8),
+    gpuMaxWatts,
+    gpuModelName: str(o, 'gpuModelName', 'NVIDIA H100 80GB HBM3'),
+  };
 }
 
 export function resolveOptions(options: SimulatorOptions | undefined): ResolvedOptions {
@@ -185,5 +211,6 @@ export function resolveOptions(options: SimulatorOptions | undefined): ResolvedO
     maxRecords: int(o, 'maxRecords', 1_000_000, 1),
     requireAuthorization: o.requireAuthorization === undefined ? null : str(o, 'requireAuthorization', ''),
     authorizationScope: authorizationScope(o.authorizationScope),
+    ...gpuOptions(o),
   };
 }

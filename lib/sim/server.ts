@@ -7,6 +7,7 @@ import { Engine } from './engine.js';
 import { SimHttpError, errorBody, type RouteFamily } from './errors.js';
 import { Exchange } from './exchange.js';
 import { FaultBook, validateFaultRules } from './faults.js';
+import { GpuPowerModel } from './gpu-power.js';
 import { Metrics } from './metrics.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
 import { PrefixCache } from './prefix-cache.js';
@@ -22,6 +23,7 @@ interface State {
   opts: ResolvedOptions;
   engine: Engine;
   metrics: Metrics;
+  gpu: GpuPowerModel;
   records: RecordStore;
   faults: FaultBook;
   /** null when the prefix cache is off. */
@@ -147,6 +149,10 @@ function metricsRoute(st: State, reply: Reply): void {
   reply.sendBody(200, text, 'text/plain; version=0.0.4; charset=utf-8');
 }
 
+function dcgmRoute(st: State, reply: Reply): void {
+  reply.sendBody(200, st.gpu.render(st.engine.kvTokens()), 'text/plain; version=0.0.4; charset=utf-8');
+}
+
 function buildRoutes(flavor: 'vllm' | 'sglang'): Map<string, Route> {
   const routes = new Map<string, Route>();
   routes.set('/health', { method: 'GET', family: 'other', handler: (_st, reply) => reply.sendEmpty(200) });
@@ -156,6 +162,8 @@ function buildRoutes(flavor: 'vllm' | 'sglang'): Map<string, Route> {
     handler: (st, reply) => reply.sendJson(200, { object: 'list', data: [modelCard(st)] }),
   });
   routes.set('/metrics', { method: 'GET', family: 'other', handler: metricsRoute });
+  // dcgm-exporter listens on a port of its own (9400) at /metrics; here the same text shares the server.
+  routes.set('/dcgm/metrics', { method: 'GET', family: 'other', handler: dcgmRoute });
   routes.set('/v1/completions', { method: 'POST', family: 'openai', handler: completions, json: true });
   routes.set('/v1/chat/completions', { method: 'POST', family: 'openai', handler: chat, json: true });
   if (flavor === 'vllm') {
@@ -363,7 +371,17 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
   const metrics = new Metrics(opts.flavor, opts.model);
   // A server with the cache on exports its counters from the start, at 0 (a fresh cache).
   if (opts.prefixCache) metrics.prefixCacheQueries = metrics.prefixCacheHits = 0;
+  const gpu = new GpuPowerModel({
+    gpus: opts.gpus,
+    idleWatts: opts.gpuIdleWatts,
+    wattsPerSeq: opts.gpuWattsPerSeq,
+    maxWatts: opts.gpuMaxWatts,
+    modelName: opts.gpuModelName,
+    maxRunningSeqs: opts.maxRunningSeqs,
+    kvCapacityTokens: opts.maxRunningSeqs * opts.maxModelLen,
+  });
   const engine = new Engine({
+    onRunningChange: (running) => gpu.setRunning(running),
     maxRunningSeqs: opts.maxRunningSeqs,
     prefillNsPerToken: opts.prefillNsPerToken,
     decodeStepNs: opts.decodeStepNs,
@@ -381,6 +399,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     opts,
     engine,
     metrics,
+    gpu,
     records: new RecordStore(opts.record, opts.maxRecords),
     faults,
     // 1M blocks: far more than a test or a short run fills.
@@ -436,6 +455,9 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Simula
     url,
     port,
     flavor: opts.flavor,
+    gpuMetricsUrl: `${url}/dcgm/metrics`,
+    gpuEnergyJoules: (fromNs?: number, toNs?: number) =>
+      fromNs === undefined && toNs === undefined ? gpu.totalJoules() : gpu.energyBetween(fromNs ?? 0, toNs ?? nowNs()),
     stats: () => stats(st),
     records: () => st.records.snapshot(),
     clearRecords: () => st.records.clear(),

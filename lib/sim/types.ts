@@ -226,6 +226,19 @@ export interface SimulatorOptions {
    * (/v1/...), as vLLM's --api-key does: /health, /metrics and /version stay open.
    */
   authorizationScope?: 'all' | 'v1';
+
+  /**
+   * The simulated GPUs behind the server (default 1), served in
+   * dcgm-exporter's format at /dcgm/metrics (docs/energy.md). Each draws
+   * gpuIdleWatts (default 70) plus gpuWattsPerSeq (default 8) per running
+   * sequence, up to gpuMaxWatts (default 700).
+   */
+  gpus?: number;
+  gpuIdleWatts?: number;
+  gpuWattsPerSeq?: number;
+  gpuMaxWatts?: number;
+  /** The GPUs' modelName label (default 'NVIDIA H100 80GB HBM3'). */
+  gpuModelName?: string;
 }
 
 export interface Simulator {
@@ -233,6 +246,14 @@ export interface Simulator {
   readonly url: string;
   readonly port: number;
   readonly flavor: SimFlavor;
+  /** The simulated GPUs' telemetry in dcgm-exporter's format: `${url}/dcgm/metrics` (for --gpu-metrics). */
+  readonly gpuMetricsUrl: string;
+  /**
+   * Exact energy of the simulated GPUs between two instants (process.hrtime
+   * ns as numbers, the clock of records and of the adapter's timings), J;
+   * from the start to now by default.
+   */
+  gpuEnergyJoules(fromNs?: number, toNs?: number): number;
   stats(): SimStats;
   /** Snapshot copies of the kept records, oldest first. */
   records(): SimRequestRecord[];

@@ -40,6 +40,8 @@ export interface EndpointConfig {
   weight?: number;
   /** Most requests in flight to this endpoint at once; default `maxInFlightPerEndpoint`. */
   maxInFlight?: number;
+  /** GPU telemetry of this endpoint's GPUs (dcgm-exporter's /metrics): runBenchmark's energy figures per endpoint; the adapter ignores it. */
+  gpuMetrics?: string | string[];
 }
 
 export interface TimeoutOptions {

@@ -130,6 +130,13 @@ describe('loadgen sim flags', () => {
     });
     expect(simOptionsFromFlags(await parse([])).port).toBe(8000);
     expect(simOptionsFromFlags(await parse(['--flavor', 'sglang'])).port).toBe(30000);
+    const gpu = ['--gpus', '8', '--gpu-idle-watts', '60', '--gpu-watts-per-seq', '2.5', '--gpu-max-watts', '650'];
+    expect(simOptionsFromFlags(await parse(gpu))).toMatchObject({
+      gpus: 8,
+      gpuIdleWatts: 60,
+      gpuWattsPerSeq: 2.5,
+      gpuMaxWatts: 650,
+    });
   });
 
   test('bad flag values are refused', async () => {
