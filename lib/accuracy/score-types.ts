@@ -34,6 +34,8 @@ export interface ScoreAccuracyOptions {
    * from `categories`).
    */
   dataset: string | InlineReferences | Dataset;
+  /** Read only the first `limit` rows of a dataset file (a run's --limit: its log holds no other rows). */
+  limit?: number;
   /** Source dataset per sample index, when `dataset` is a Dataset object. */
   categories?: readonly string[];
   /** tokenizer.json path (or its directory), or a loaded tokenizer. */

@@ -101,6 +101,8 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
       `unknown benchmark '${benchmark}'; known: ${accuracyBenchmarks().join(', ')} (LoadGen keys such as llama3_1-8b and -interactive variants work too)`,
     );
   }
+  if (options.limit !== undefined && !(Number.isSafeInteger(options.limit) && options.limit > 0))
+    throw new AccuracyInputError(`limit must be a positive integer, got ${String(options.limit)}`);
   const notes: string[] = [];
   const dtype = options.dtype ?? spec.dtype;
   const log = typeof options.log === 'string' ? await readAccuracyLog(options.log, { dtype }) : options.log;
@@ -163,7 +165,9 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
       const hasCode = cats!.some((c) => c.toLowerCase().includes('livecodebench'));
       const problems =
         options.codeProblems ??
-        (hasCode && typeof options.dataset === 'string' ? await readCodeProblems(options.dataset) : undefined);
+        (hasCode && typeof options.dataset === 'string'
+          ? await readCodeProblems(options.dataset, options.limit)
+          : undefined);
       // gpt-oss scores every entry (its repeats), deepseek-r1 the first of each qsl_idx.
       const rows = spec.method === 'gpt-oss' ? log.entries : unique;
       scored = await scoreAnswers(spec, rows, refs, cats!, tok, options, notes, problems);
