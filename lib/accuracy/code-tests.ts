@@ -89,7 +89,7 @@ export function problemOfRow(row: Record<string, unknown>, where: string): CodeP
   return { tests, mode: functional ? 'functional' : 'stdin', ...(fn ? { fnName: fn } : {}) };
 }
 
-async function sourceOf(path: string): Promise<RowSource> {
+export async function sourceOf(path: string): Promise<RowSource> {
   let name = path.toLowerCase();
   const gzip = name.endsWith('.gz');
   if (gzip) name = name.slice(0, -3);

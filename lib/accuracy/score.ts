@@ -6,6 +6,7 @@
 import { AccuracyLogError, dedupByQslIdx, readAccuracyLog } from './accuracy-log.js';
 import { formatLimit } from './format-report.js';
 import { loadReferences } from './references.js';
+import { readMbxpIds } from './code-mbxp.js';
 import { readCodeProblems } from './code-tests.js';
 import { scoreAnswers } from './score-answers.js';
 import { scoreMixtral, scoreRouge } from './score-methods.js';
@@ -157,9 +158,16 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
     case 'rouge':
       scored = scoreRouge(spec, unique, refs, tok, options);
       break;
-    case 'mixtral':
-      scored = scoreMixtral(spec, log.entries, unique, refs, cats!, tok, options);
+    case 'mixtral': {
+      const hasMbxp = unique.some((e) => {
+        const c = cats![e.qslIdx];
+        return c !== 'GSM8K' && c !== 'OpenOrca';
+      });
+      const ids =
+        hasMbxp && typeof options.dataset === 'string' ? await readMbxpIds(options.dataset, options.limit) : undefined;
+      scored = await scoreMixtral(spec, log.entries, unique, refs, cats!, tok, options, ids, notes);
       break;
+    }
     case 'deepseek-r1':
     case 'gpt-oss': {
       const hasCode = cats!.some((c) => c.toLowerCase().includes('livecodebench'));
