@@ -4,12 +4,13 @@
 // (typescript) are counted apart. The simulator answers each prompt with one
 // token, which the word-level tokenizer maps to the answer text.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { extractMbxp, findTool, parseMbxpId } from '../../lib/accuracy/code-mbxp.js';
-import { probeSandbox } from '../../lib/accuracy/code-sandbox.js';
+import { probeSandbox, runProgramJob } from '../../lib/accuracy/code-sandbox.js';
 import { scoreAccuracy } from '../../lib/accuracy/score.js';
 import { runBenchmark } from '../../lib/run/run-benchmark.js';
 import { expectedIds } from '../sut/helpers.js';
@@ -169,5 +170,27 @@ describe.runIf(sandboxed && haveTools)('MBXP scored end to end', () => {
     expect(v.note).toMatch(/1 MBXP rows not run \(typescript is not run here: 1\)/);
     const loop = report.samples?.find((s) => s.qslIdx === 1);
     expect(loop?.execution).toMatch(/^timeout/);
+  });
+
+  it('a JavaScript program cannot reach a server on 127.0.0.1 (the same sandbox as LiveCodeBench)', async () => {
+    let accepted = 0;
+    const server = createServer((c) => {
+      accepted++;
+      c.destroy();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const code = `const s = require('net').connect(${port}, '127.0.0.1');\ns.on('connect', () => process.exit(0));\ns.on('error', () => process.exit(3));\n`;
+      const r = await runProgramJob(
+        { files: { 'main.js': code }, steps: [{ name: 'run', argv: [findTool('node')!, 'main.js'], timeoutSec: 5 }] },
+        {},
+      );
+      expect(r.status).toBe('failed');
+      expect(r.detail).toMatch(/exit status 3/);
+      expect(accepted).toBe(0);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });
