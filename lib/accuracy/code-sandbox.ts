@@ -21,9 +21,17 @@ import { join } from 'node:path';
 
 import { AccuracyInputError } from './score-types.js';
 import { CHILD_PY, RUNNER_PY } from './code-runner-py.js';
-import type { CodeExecutionOptions, CodeJob, CodeOutcome, CodeResult } from './code-types.js';
+import type { CodeExecutionOptions, CodeJob, CodeOutcome, CodeResult, ProgramJob } from './code-types.js';
 
-export type { CodeExecutionOptions, CodeJob, CodeOutcome, CodeResult, CodeTest } from './code-types.js';
+export type {
+  CodeExecutionOptions,
+  CodeJob,
+  CodeOutcome,
+  CodeResult,
+  CodeTest,
+  ProgramJob,
+  ProgramStep,
+} from './code-types.js';
 
 /** The uid/gid batches run as when scoring runs as root ("nobody"). */
 const SANDBOX_ID = 65534;
@@ -106,6 +114,11 @@ function resolved(o: CodeExecutionOptions) {
     outputCapBytes: o.outputCapBytes ?? 4 * 1024 * 1024,
     python: o.python ?? defaultPython(),
   };
+}
+
+/** The Python that runs programs (the option, else /usr/bin/python3 when present, else python3 on PATH). */
+export function sandboxPython(o: CodeExecutionOptions = {}): string {
+  return resolved(o).python;
 }
 
 /**
@@ -191,6 +204,50 @@ export async function runCodeJob(job: CodeJob, o: CodeExecutionOptions = {}): Pr
   }
 }
 
+/**
+ * Runs a program given as files and commands (MBXP's compilers and
+ * interpreters) in the same containment as runCodeJob: each command in the
+ * namespaces, under the limits (CPU: its own time limit + 1 s) and the
+ * sandbox uid, killed at its wall-clock limit. Passed when every command
+ * exits 0; the first that does not ends the job. Unsandboxed (allowed), the
+ * limits still apply through prlimit on Linux.
+ */
+export async function runProgramJob(job: ProgramJob, o: CodeExecutionOptions = {}): Promise<CodeResult> {
+  const r = resolved(o);
+  const plan = sandboxOrRefuse(o);
+  const dir = await mkdtemp(join(tmpdir(), 'lg-code-'));
+  try {
+    const work = join(dir, 'w');
+    await mkdir(work);
+    for (const [name, text] of Object.entries(job.files)) {
+      if (name.includes('/') || name.startsWith('.')) throw new Error(`bad program file name '${name}'`);
+      await writeFile(join(work, name), text);
+      if (plan.uid !== undefined) await chown(join(work, name), plan.uid, plan.uid);
+    }
+    if (plan.uid !== undefined) {
+      await chmod(dir, 0o755);
+      await chown(work, plan.uid, plan.uid);
+    }
+    for (const step of job.steps) {
+      const cpuSec = Math.ceil(step.timeoutSec + 1);
+      const limits = plan.sandboxed || process.platform === 'linux' ? limitsArgv(r, cpuSec) : [];
+      const full = plan.sandboxed ? [...plan.ns, ...limits, ...plan.drop, ...step.argv] : [...limits, ...step.argv];
+      const exit = await runBounded(full, work, cpuSec * 1000, r.outputCapBytes);
+      if (exit.killed === 'time')
+        return { status: 'timeout', detail: `${step.name}: time limit of ${step.timeoutSec} s`, testsPassed: 0 };
+      if (exit.killed === 'output')
+        return { status: 'failed', detail: `${step.name}: printed over ${r.outputCapBytes} bytes`, testsPassed: 0 };
+      if (exit.code !== 0) {
+        const why = exit.signal ? `signal ${exit.signal}` : `exit status ${exit.code}`;
+        return { status: 'failed', detail: `${step.name}: ${why}: ${exit.stderr.slice(-200).trim()}`, testsPassed: 0 };
+      }
+    }
+    return { status: 'passed', detail: '', testsPassed: 1 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 interface BoundedExit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -247,6 +304,19 @@ function runBounded(argv: string[], cwd: string, wallMs: number, cap: number): P
 
 /** Runs jobs with at most `workers` at once (default: the CPU count); results in job order. */
 export async function runCodeJobs(jobs: readonly CodeJob[], o: CodeExecutionOptions = {}): Promise<CodeResult[]> {
+  return runAll(jobs, runCodeJob, o);
+}
+
+/** runProgramJob for many jobs, at most `workers` at once; results in job order. */
+export async function runProgramJobs(jobs: readonly ProgramJob[], o: CodeExecutionOptions = {}): Promise<CodeResult[]> {
+  return runAll(jobs, runProgramJob, o);
+}
+
+async function runAll<J>(
+  jobs: readonly J[],
+  run: (job: J, o: CodeExecutionOptions) => Promise<CodeResult>,
+  o: CodeExecutionOptions,
+): Promise<CodeResult[]> {
   if (jobs.length === 0) return [];
   sandboxOrRefuse(o);
   const workers = Math.max(1, Math.min(o.workers ?? cpus().length, jobs.length));
@@ -258,7 +328,7 @@ export async function runCodeJobs(jobs: readonly CodeJob[], o: CodeExecutionOpti
       const i = next++;
       if (i >= jobs.length) return;
       try {
-        out[i] = await runCodeJob(jobs[i]!, o);
+        out[i] = await run(jobs[i]!, o);
       } catch (err) {
         if (err instanceof AccuracyInputError) throw err;
         out[i] = { status: 'error', detail: (err as Error).message, testsPassed: 0 };

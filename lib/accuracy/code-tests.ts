@@ -89,7 +89,7 @@ export function problemOfRow(row: Record<string, unknown>, where: string): CodeP
   return { tests, mode: functional ? 'functional' : 'stdin', ...(fn ? { fnName: fn } : {}) };
 }
 
-async function sourceOf(path: string): Promise<RowSource> {
+export async function sourceOf(path: string): Promise<RowSource> {
   let name = path.toLowerCase();
   const gzip = name.endsWith('.gz');
   if (gzip) name = name.slice(0, -3);
@@ -98,15 +98,21 @@ async function sourceOf(path: string): Promise<RowSource> {
   return (await firstByte(path, gzip)) === 0x7b ? jsonLinesSource(path, gzip) : jsonArraySource(path, gzip);
 }
 
-/** Each row's problem (undefined for rows without tests), from the dataset file; undefined when no row has tests. */
-export async function readCodeProblems(path: string): Promise<Array<CodeProblem | undefined> | undefined> {
+/**
+ * Each row's problem (undefined for rows without tests), from the dataset
+ * file's first `limit` rows (default all); undefined when no row has tests.
+ */
+export async function readCodeProblems(
+  path: string,
+  limit?: number,
+): Promise<Array<CodeProblem | undefined> | undefined> {
   const src = await sourceOf(path);
   try {
     if (src.columns && !TEST_COLUMNS.some((c) => src.columns!.includes(c))) return undefined;
     const cols = src.columns ? TEST_COLUMNS.filter((c) => src.columns!.includes(c)) : undefined;
     const out: Array<CodeProblem | undefined> = [];
     let any = false;
-    for await (const r of src.rows(cols ? { columns: cols } : {})) {
+    for await (const r of src.rows({ ...(cols ? { columns: cols } : {}), ...(limit !== undefined ? { limit } : {}) })) {
       const row = (r.value ?? {}) as Record<string, unknown>;
       const p = problemOfRow(row, `${path} ${src.unit} ${r.at}`);
       if (p) any = true;

@@ -46,3 +46,18 @@ export interface CodeExecutionOptions {
 
 /** A problem's tests, as code execution needs them. */
 export type CodeProblem = Omit<CodeJob, 'code'>;
+
+/** One command of a program's run (a compile, the run itself): argv (no shell) and its own time limit. */
+export interface ProgramStep {
+  /** What the step is, for the result's detail ('compile', 'run'). */
+  name: string;
+  argv: string[];
+  timeoutSec: number;
+}
+
+/** A program given as files and the commands that build and run it; it passes when every command exits 0. */
+export interface ProgramJob {
+  /** File name (in the job's directory) to contents. */
+  files: Record<string, string>;
+  steps: ProgramStep[];
+}

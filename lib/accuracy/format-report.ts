@@ -79,7 +79,7 @@ export interface AccuracySummary {
   verdicts: Array<Pick<MetricVerdict, 'metric' | 'value' | 'target' | 'upperLimit' | 'status'>>;
   checksPass: boolean;
   notes: string[];
-  /** Per source dataset: samples, passed, failed, timedOut, empty, unscored (deepseek-r1, gpt-oss-120b). */
+  /** Per source dataset: samples, passed, failed, timedOut, empty, unscored (deepseek-r1, gpt-oss-120b; mixtral's MBXP languages). */
   datasets?: Record<string, DatasetCounts>;
 }
 

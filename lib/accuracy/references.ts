@@ -17,13 +17,20 @@ import type { BenchmarkAccuracy } from './targets.js';
  * is read with only the reference column mapped, then with that column also
  * standing in as the prompt.
  */
-async function openReferences(path: string, spec: BenchmarkAccuracy, refCol: string | undefined) {
+async function openReferences(
+  path: string,
+  spec: BenchmarkAccuracy,
+  refCol: string | undefined,
+  limit: number | undefined,
+) {
   const ref = refCol ?? spec.referenceColumn;
+  const lim = limit !== undefined ? { limit } : {};
   const attempts: Array<Parameters<typeof openDataset>[1]> = [
-    { preset: spec.datasetPreset, ...(refCol !== undefined ? { mapping: { reference: refCol } } : {}) },
-    { mapping: { reference: ref } },
+    { preset: spec.datasetPreset, ...(refCol !== undefined ? { mapping: { reference: refCol } } : {}), ...lim },
+    { mapping: { reference: ref }, ...lim },
     {
       mapping: { reference: ref, text: ref, tokenIds: null, messages: null, system: null, user: null, maxTokens: null },
+      ...lim,
     },
   ];
   let first: unknown;
@@ -76,7 +83,7 @@ export async function loadReferences(
     };
   }
   const refCol = options.referenceColumn;
-  const ds = await openReferences(dataset, spec, refCol);
+  const ds = await openReferences(dataset, spec, refCol, options.limit);
   const refs: string[] = new Array(ds.size);
   for (let i = 0; i < ds.size; i++) {
     const r = ds.prompt(i).reference;
@@ -107,6 +114,7 @@ export async function loadReferences(
       reference: null,
       maxTokens: null,
     },
+    ...(options.limit !== undefined ? { limit: options.limit } : {}),
   });
   const catList: string[] = new Array(cats.size);
   for (let i = 0; i < cats.size; i++) catList[i] = cats.prompt(i).text ?? '';

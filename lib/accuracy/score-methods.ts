@@ -2,6 +2,7 @@
 // ROUGE (llama2-70b, llama3.1-8b, ...), mixtral's mix of ROUGE and GSM8K,
 // (deepseek-r1's and gpt-oss's graders are in score-answers.ts).
 import type { AccuracyLogEntry } from './accuracy-log.js';
+import { scoreMbxp, type MbxpRow } from './code-mbxp.js';
 import { gsm8kCorrect } from './exact-match.js';
 import { npRound, rougeCorpus } from './rouge.js';
 import type { SampleScore, ScoreAccuracyOptions, Scored } from './score-types.js';
@@ -87,7 +88,11 @@ export function scoreRouge(
   return out;
 }
 
-export function scoreMixtral(
+/**
+ * mixtral-8x7b: ROUGE on OpenOrca, GSM8K's numbers, MBXP's programs run
+ * (code-mbxp.ts) when each row's `id` is known (`ids`, from the dataset file).
+ */
+export async function scoreMixtral(
   spec: BenchmarkAccuracy,
   all: readonly AccuracyLogEntry[],
   unique: readonly AccuracyLogEntry[],
@@ -95,17 +100,19 @@ export function scoreMixtral(
   cats: readonly string[],
   tok: Detokenizer,
   o: ScoreAccuracyOptions,
-): Scored {
+  ids: ReadonlyArray<string | undefined> | undefined,
+  notes: string[],
+): Promise<Scored> {
   const orca: AccuracyLogEntry[] = [];
   const gsm: AccuracyLogEntry[] = [];
-  let mbxp = 0;
+  const mbxpEntries: AccuracyLogEntry[] = [];
   let tokLen = 0;
   for (const e of unique) {
     tokLen += e.tokens.length;
     const c = cats[e.qslIdx];
     if (c === 'GSM8K') gsm.push(e);
     else if (c === 'OpenOrca') orca.push(e);
-    else mbxp++;
+    else mbxpEntries.push(e);
   }
   const samples: SampleScore[] = [];
   let metrics: Record<string, number> = {};
@@ -149,10 +156,50 @@ export function scoreMixtral(
   const unknown: Scored['unknown'] = {};
   if (gsm.length > 0) metrics.gsm8k = (100 * correct) / gsm.length;
   else unknown.gsm8k = 'no GSM8K samples in the log';
-  unknown.mbxp =
-    mbxp > 0
-      ? `${mbxp} MBXP samples need code execution in several languages (evaluate_mbxp): not scored here`
-      : 'no MBXP samples in the log';
+  const mbxp = mbxpEntries.length;
+  let mbxpPassed: number | undefined;
+  let datasets: Scored['datasets'];
+  if (mbxp === 0) unknown.mbxp = 'no MBXP samples in the log';
+  else if (!ids) {
+    unknown.mbxp = `${mbxp} MBXP samples need each row's 'id' (language_entrypoint) from the dataset file: not scored`;
+  } else {
+    const rows: MbxpRow[] = mbxpEntries.map((e) => ({
+      qslIdx: e.qslIdx,
+      answer: decodeEntry(e, tok, spec.skipSpecialTokens),
+      id: ids[e.qslIdx],
+      tests: refs[e.qslIdx]!,
+      empty: e.tokens.length === 0,
+    }));
+    const m = await scoreMbxp(rows, o.codeExecution ?? {});
+    datasets = m.counts;
+    mbxpPassed = m.passed;
+    const left = Object.entries(m.leftOut);
+    if (left.length > 0) {
+      notes.push(
+        `MBXP rows of languages the reference does not evaluate, left out of mbxp as it does: ${left.map(([l, n]) => `${l} ${n}`).join(', ')}`,
+      );
+    }
+    const notRun = Object.entries(m.notRun);
+    if (m.value !== undefined) metrics.mbxp = m.value;
+    if (notRun.length > 0) {
+      const n = notRun.reduce((a, [, k]) => a + k, 0);
+      unknown.mbxp = `${n} MBXP rows not run (${notRun.map(([why, k]) => `${why}: ${k}`).join('; ')}); the value covers the ${m.evaluated} rows run`;
+    } else if (m.value === undefined) unknown.mbxp = 'no MBXP row of a language the reference evaluates';
+    if (o.keepSamples) {
+      rows.forEach((r) => {
+        const res = m.results.get(r.qslIdx);
+        samples.push({
+          qslIdx: r.qslIdx,
+          output: r.answer,
+          reference: r.tests,
+          category: 'MBXP',
+          scores: { mbxp: res?.status === 'passed' ? 1 : 0 },
+          ...(r.id !== undefined ? { extracted: r.id } : {}),
+          execution: res ? `${res.status}${res.detail ? `: ${res.detail}` : ''}` : 'not run',
+        });
+      });
+    }
+  }
   // gen_num counts every log entry, duplicates included, as the script does.
   metrics.gen_num = all.length;
   metrics.gen_tok_len = tokLen;
@@ -163,8 +210,9 @@ export function scoreMixtral(
     categories: {
       OpenOrca: { samples: orca.length },
       GSM8K: { samples: gsm.length, correct },
-      MBXP: { samples: mbxp },
+      MBXP: { samples: mbxp, ...(mbxpPassed !== undefined ? { correct: mbxpPassed } : {}) },
     },
+    ...(datasets ? { datasets } : {}),
     ...(o.keepSamples ? { samples } : {}),
   };
 }

@@ -34,6 +34,8 @@ export interface ScoreAccuracyOptions {
    * from `categories`).
    */
   dataset: string | InlineReferences | Dataset;
+  /** Read only the first `limit` rows of a dataset file (a run's --limit: its log holds no other rows). */
+  limit?: number;
   /** Source dataset per sample index, when `dataset` is a Dataset object. */
   categories?: readonly string[];
   /** tokenizer.json path (or its directory), or a loaded tokenizer. */
@@ -79,7 +81,11 @@ export interface DatasetCounts {
   timedOut: number;
   /** Entries with no tokens (failed samples), included in `failed`. */
   empty: number;
-  /** Samples that could not be graded (a program without tests in the dataset); counted wrong in the score. */
+  /**
+   * Samples that could not be graded: a LiveCodeBench program without tests
+   * (counted wrong in the score); an MBXP row of a language the reference
+   * leaves out or whose toolchain is missing (not in `mbxp`).
+   */
   unscored: number;
 }
 
@@ -130,7 +136,7 @@ export interface AccuracyReport {
   metrics: Record<string, number>;
   /** Samples per source dataset (methods with categories). */
   categories?: Record<string, { samples: number; correct?: number }>;
-  /** Per source dataset: samples, passed, failed, timed out, empty, unscored (deepseek-r1, gpt-oss). */
+  /** Per source dataset: samples, passed, failed, timed out, empty, unscored (deepseek-r1, gpt-oss; mixtral's MBXP per language, `MBXP/<lang>`). */
   datasets?: Record<string, DatasetCounts>;
   verdicts: MetricVerdict[];
   /** true when every metric with a target passes; false when one fails; null when none could be judged. */

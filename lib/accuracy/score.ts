@@ -6,6 +6,7 @@
 import { AccuracyLogError, dedupByQslIdx, readAccuracyLog } from './accuracy-log.js';
 import { formatLimit } from './format-report.js';
 import { loadReferences } from './references.js';
+import { readMbxpIds } from './code-mbxp.js';
 import { readCodeProblems } from './code-tests.js';
 import { scoreAnswers } from './score-answers.js';
 import { scoreMixtral, scoreRouge } from './score-methods.js';
@@ -101,6 +102,8 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
       `unknown benchmark '${benchmark}'; known: ${accuracyBenchmarks().join(', ')} (LoadGen keys such as llama3_1-8b and -interactive variants work too)`,
     );
   }
+  if (options.limit !== undefined && !(Number.isSafeInteger(options.limit) && options.limit > 0))
+    throw new AccuracyInputError(`limit must be a positive integer, got ${String(options.limit)}`);
   const notes: string[] = [];
   const dtype = options.dtype ?? spec.dtype;
   const log = typeof options.log === 'string' ? await readAccuracyLog(options.log, { dtype }) : options.log;
@@ -155,15 +158,24 @@ export async function scoreAccuracy(options: ScoreAccuracyOptions): Promise<Accu
     case 'rouge':
       scored = scoreRouge(spec, unique, refs, tok, options);
       break;
-    case 'mixtral':
-      scored = scoreMixtral(spec, log.entries, unique, refs, cats!, tok, options);
+    case 'mixtral': {
+      const hasMbxp = unique.some((e) => {
+        const c = cats![e.qslIdx];
+        return c !== 'GSM8K' && c !== 'OpenOrca';
+      });
+      const ids =
+        hasMbxp && typeof options.dataset === 'string' ? await readMbxpIds(options.dataset, options.limit) : undefined;
+      scored = await scoreMixtral(spec, log.entries, unique, refs, cats!, tok, options, ids, notes);
       break;
+    }
     case 'deepseek-r1':
     case 'gpt-oss': {
       const hasCode = cats!.some((c) => c.toLowerCase().includes('livecodebench'));
       const problems =
         options.codeProblems ??
-        (hasCode && typeof options.dataset === 'string' ? await readCodeProblems(options.dataset) : undefined);
+        (hasCode && typeof options.dataset === 'string'
+          ? await readCodeProblems(options.dataset, options.limit)
+          : undefined);
       // gpt-oss scores every entry (its repeats), deepseek-r1 the first of each qsl_idx.
       const rows = spec.method === 'gpt-oss' ? log.entries : unique;
       scored = await scoreAnswers(spec, rows, refs, cats!, tok, options, notes, problems);

@@ -6,8 +6,10 @@
 import { join } from 'node:path';
 
 import { formatAccuracyReport, scoreAccuracy, summarizeAccuracy } from '../accuracy/score.js';
+import { accuracyTarget } from '../accuracy/targets.js';
 import { loadTokenizer } from '../accuracy/tokenizer.js';
 import { UsageError } from '../core/errors.js';
+import type { LoadedDataset } from '../dataset/open.js';
 import type { Dataset } from '../dataset/types.js';
 import type { TestResult } from '../core/result.js';
 import type { RunAccuracy } from '../results/run-record.js';
@@ -18,6 +20,8 @@ export interface RunAccuracyOptions {
   tokenizer: string;
   /** MLPerf benchmark whose metrics and targets apply (default: the run's, else llama3.1-8b's). */
   benchmark?: string;
+  /** The reference column the run's field mapping names, when it names one (scoring against the file). */
+  referenceColumn?: string;
 }
 
 export type { RunAccuracy };
@@ -34,6 +38,25 @@ export async function checkTokenizer(path: string): Promise<void> {
   } catch (err) {
     throw new UsageError(`--tokenizer ${path}: ${(err as Error).message}`);
   }
+}
+
+/**
+ * What the run is scored against. Benchmarks that score each row by its
+ * source dataset (mixtral, deepseek-r1, gpt-oss) need columns the run's
+ * Dataset does not carry (the dataset name, LiveCodeBench's tests): when the
+ * dataset came from a file, that file, read up to the run's row count (its
+ * --limit) with the mapping's reference column when it names one. Otherwise
+ * the Dataset itself (its prompts' references).
+ */
+export function scoringSource(
+  dataset: Dataset,
+  benchmark: string,
+  referenceColumn: string | undefined,
+): { dataset: string | Dataset; limit?: number; referenceColumn?: string } {
+  const spec = accuracyTarget(benchmark);
+  const path = (dataset as Partial<LoadedDataset>).path;
+  if (!spec || spec.method === 'rouge' || typeof path !== 'string') return { dataset };
+  return { dataset: path, limit: dataset.size, ...(referenceColumn !== undefined ? { referenceColumn } : {}) };
 }
 
 /**
@@ -54,11 +77,12 @@ export async function scoreRun(
     return { error: 'the run was interrupted before every sample was logged' };
   }
   try {
+    const name = o.benchmark ?? benchmark ?? 'llama3.1-8b';
     const report = await scoreAccuracy({
       log: result.logs.accuracy,
-      dataset,
+      ...scoringSource(dataset, name, o.referenceColumn),
       tokenizer: o.tokenizer,
-      benchmark: o.benchmark ?? benchmark ?? undefined,
+      benchmark: name,
       scenario: result.scenario,
     });
     const file = join(outdir, 'accuracy.json');

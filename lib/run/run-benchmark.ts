@@ -107,6 +107,13 @@ async function buildDataset(
   return { dataset: ds, path: resolve(path), preset: preset ?? null };
 }
 
+/** The reference column a dataset file's field mapping names, for scoring against that file. */
+function mappedReference(d: RunBenchmarkOptions['dataset']): { referenceColumn?: string } {
+  if (!d || isDataset(d) || !('path' in d)) return {};
+  const ref = d.mapping?.reference;
+  return typeof ref === 'string' ? { referenceColumn: ref } : {};
+}
+
 /** Splits a total in-flight cap over the endpoints (each gets at least 1). */
 export function splitConcurrency(
   endpoints: readonly (string | EndpointConfig)[],
@@ -486,7 +493,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
           result,
           dataset,
           outdir,
-          { tokenizer: options.tokenizer },
+          { tokenizer: options.tokenizer, ...mappedReference(options.dataset) },
           options.benchmark ?? null,
           log,
         );
