@@ -16,6 +16,8 @@ export interface HetServer {
   env: Readonly<Record<string, string>>;
   /** Where its output goes, a path the first node of the job can write (a shared filesystem). */
   logPath: string;
+  /** Where the script writes the step's exit code when it ends (the harness watches it). */
+  exitPath?: string;
   relative: number;
 }
 
@@ -82,7 +84,8 @@ export function hetBatchScript(components: readonly HetComponent[]): string {
     for (const s of c.servers) {
       const env = Object.entries(s.env).map(([key, v]) => `${key}=${v}`);
       const argv = [...(env.length > 0 ? ['env', ...env] : []), ...hetSrunArgv(k, s, c.options)];
-      lines.push(`${argv.map(shellQuote).join(' ')} >${shellQuote(s.logPath)} 2>&1 </dev/null &`);
+      const run = `${argv.map(shellQuote).join(' ')} >>${shellQuote(s.logPath)} 2>&1 </dev/null`;
+      lines.push(s.exitPath ? `{ ${run}; echo $? >${shellQuote(s.exitPath)}; } &` : `${run} &`);
     }
   });
   lines.push('wait', '');
@@ -94,9 +97,17 @@ export function parsableJobId(stdout: string): string | null {
   return /^(\d+)(?:;\S*)?\s*$/.exec(stdout.trim())?.[1] ?? null;
 }
 
+export interface HetComponentState {
+  offset: number;
+  state: string;
+  nodeList: string;
+  reason?: string;
+  partition?: string;
+}
+
 /** Per component offset, its state and compressed node list, from `scontrol -o show job ID` (one line per component). */
-export function hetComponents(text: string): { offset: number; state: string; nodeList: string }[] {
-  const out: { offset: number; state: string; nodeList: string }[] = [];
+export function hetComponents(text: string): HetComponentState[] {
+  const out: HetComponentState[] = [];
   for (const line of text.split('\n')) {
     const offset = /\bHetJobOffset=(\d+)/.exec(line)?.[1];
     if (offset === undefined) continue;
@@ -104,6 +115,8 @@ export function hetComponents(text: string): { offset: number; state: string; no
       offset: Number(offset),
       state: /\bJobState=(\S+)/.exec(line)?.[1] ?? '',
       nodeList: /\bNodeList=(\S+)/.exec(line)?.[1] ?? '',
+      reason: /\bReason=(\S+)/.exec(line)?.[1] ?? '',
+      partition: /\bPartition=(\S+)/.exec(line)?.[1] ?? '',
     });
   }
   return out.sort((a, b) => a.offset - b.offset);

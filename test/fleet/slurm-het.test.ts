@@ -21,7 +21,7 @@ import {
   sbatchArgv,
 } from '../../lib/fleet/slurm-het.js';
 import { parseServersSection } from '../../lib/fleet/spec.js';
-import { allGone, killGroups, runCli, tempDir } from './helpers.js';
+import { allGone, killGroups, runCli, serverPids, tempDir } from './helpers.js';
 import { type SlurmCluster, slurmUnavailable, startSlurm } from './slurm-cluster.js';
 
 const dir = tempDir();
@@ -139,15 +139,40 @@ describe('rendering', () => {
     expect(existsSync(join(dir, 'PWNED')) || existsSync(join(dir, 'PWNED2'))).toBe(false);
   });
 
+  test('slurm.mode is checked: salloc or sbatch-het, and sbatch-het components take one node', () => {
+    expect(() => parseServersSection([{ ...base, name: 'a', slurm: { mode: 'hetjob' } }])).toThrow(
+      /'servers\[0\]\.slurm\.mode' must be salloc or sbatch-het, got "hetjob"/,
+    );
+    expect(() => parseServersSection([{ ...base, name: 'a', slurm: { mode: 'sbatch-het', nodes: 2 } }])).toThrow(
+      /'servers\[0\]\.slurm\.nodes' must be 1 with mode: sbatch-het/,
+    );
+    expect(parseServersSection([{ ...base, name: 'a', slurm: { mode: 'sbatch-het' } }])[0].slurm!.mode).toBe(
+      'sbatch-het',
+    );
+  });
+
+  test('a dry plan of two sbatch-het entries: each server an srun --het-group step of its component', async () => {
+    const specs = parseServersSection([
+      { ...base, name: 'a', slurm: { mode: 'sbatch-het', 'servers-per-node': 2 } },
+      { ...base, name: 'b', port: 9000, slurm: { mode: 'sbatch-het' } },
+    ]);
+    const planned = await planServers(specs);
+    expect(planned.map((p) => [p.name, p.port, p.commandLine.split(' ').slice(1, 4).join(' ')])).toEqual([
+      ['a-0', 8000, 'srun --het-group=0 --job-name=a-0'],
+      ['a-1', 8001, 'srun --het-group=0 --job-name=a-1'],
+      ['b', 9000, 'srun --het-group=1 --job-name=b'],
+    ]);
+  });
+
   test("components from scontrol -o show job: each offset's state and nodes, in order", () => {
     const text = [
       'JobId=8 HetJobId=7 HetJobOffset=1 JobName=lg JobState=RUNNING Reason=None ReqNodeList=(null) NodeList=gpu[3-4] BatchHost=gpu3',
       'JobId=7 HetJobId=7 HetJobOffset=0 JobName=lg JobState=PENDING Reason=Resources ReqNodeList=(null) NodeList=(null)',
       '',
     ].join('\n');
-    expect(hetComponents(text)).toEqual([
-      { offset: 0, state: 'PENDING', nodeList: '(null)' },
-      { offset: 1, state: 'RUNNING', nodeList: 'gpu[3-4]' },
+    expect(hetComponents(text).map((c) => [c.offset, c.state, c.nodeList, c.reason])).toEqual([
+      [0, 'PENDING', '(null)', 'Resources'],
+      [1, 'RUNNING', 'gpu[3-4]', 'None'],
     ]);
   });
 });
@@ -272,6 +297,64 @@ describe.skipIf(why !== null)('servers in one heterogeneous sbatch job, on a two
     started.push(...engines);
     expect(engines.every((p) => p > 0)).toBe(true);
     expect(await allGone(engines)).toBe(true);
+    expect(await activeJobs()).toEqual([]);
+    expect(existsSync(join(dir, 'PWNED')) || existsSync(join(odd, 'PWNED'))).toBe(false);
+  }, 150_000);
+
+  test('through the CLI: slurm.mode sbatch-het, two entries as two components of one job, one run, the job cancelled, nothing left', async () => {
+    const entry = async (name: string): Promise<object> => ({
+      name,
+      backend: 'simulator',
+      model: 'sim-m',
+      port: await freePort(),
+      launcher: 'slurm',
+      env: { LG_NOTE: NASTY },
+      slurm: { mode: 'sbatch-het', workdir: odd, 'queue-timeout-s': 30 },
+      'startup-timeout-s': 30,
+      'stop-grace-s': 3,
+      simulator: { 'decode-step-ms': 4 },
+    });
+    const out = join(dir, 'cli');
+    const file = join(dir, 'cli.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        scenario: 'Server',
+        'target-qps': 10,
+        synthetic: '64/16',
+        settings: { min_duration: 1500, min_query_count: 10 },
+        servers: [await entry('a'), await entry('b')],
+      }),
+    );
+    const r = await runCli(['run', '--config', file, '--output-dir', out]);
+    started.push(...serverPids(r.stderr));
+    expect([0, 1], r.stderr).toContain(r.code);
+    expect(r.stderr).toMatch(
+      /slurm: sbatch --parsable --job-name=loadgen .* --nodes=1 --ntasks-per-node=1 : --nodes=1 /,
+    );
+    expect(r.stderr).toMatch(/slurm job (\d+): \1\+0 on lgnode\d; \1\+1 on lgnode\d/);
+    expect(r.stderr).toMatch(/server a: PYTHONUNBUFFERED=1 LG_NOTE=\*\*\* srun --het-group=0 --job-name=a /);
+    expect(r.stderr).toMatch(/server b: PYTHONUNBUFFERED=1 LG_NOTE=\*\*\* srun --het-group=1 --job-name=b /);
+    const engines = ['a', 'b'].map((n) => {
+      const f = join(out, 'servers', `${n}.log`);
+      return existsSync(f) ? Number(/Started server process \[(\d+)\]/.exec(readFileSync(f, 'utf8'))?.[1] ?? 0) : 0;
+    });
+    started.push(...engines);
+    expect(engines.every((p) => p > 0)).toBe(true);
+    expect(await allGone([...serverPids(r.stderr), ...engines])).toBe(true);
+    const res = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    const jobs = res.servers.slurmJobs;
+    expect(jobs.map((j: any) => [j.spec, j.jobId.replace(/^\d+/, 'ID'), j.cancelled])).toEqual([
+      ['a', 'ID+0', true],
+      ['b', 'ID+1', true],
+    ]);
+    expect(new Set(jobs.map((j: any) => j.nodes[0]))).toEqual(new Set(['lgnode1', 'lgnode2']));
+    expect(res.servers.servers.map((s: any) => [s.name, s.jobId, s.exit.how])).toEqual([
+      ['a', jobs[0].jobId, 'stopped'],
+      ['b', jobs[1].jobId, 'stopped'],
+    ]);
+    expect(res.errors.failedSamples).toBe(0);
+    for (const e of res.endpoints) expect(e.completed).toBeGreaterThan(0);
     expect(await activeJobs()).toEqual([]);
     expect(existsSync(join(dir, 'PWNED')) || existsSync(join(odd, 'PWNED'))).toBe(false);
   }, 150_000);
