@@ -358,4 +358,47 @@ describe.skipIf(why !== null)('servers in one heterogeneous sbatch job, on a two
     expect(await activeJobs()).toEqual([]);
     expect(existsSync(join(dir, 'PWNED')) || existsSync(join(odd, 'PWNED'))).toBe(false);
   }, 150_000);
+
+  test('an engine crashing mid-run in its het step: reported with its exit code and log tail, traffic moved, the job cancelled', async () => {
+    const entry = async (name: string, sim: Record<string, unknown> = {}): Promise<object> => ({
+      name,
+      backend: 'simulator',
+      model: 'sim-m',
+      port: await freePort(),
+      launcher: 'slurm',
+      slurm: { mode: 'sbatch-het', workdir: dir, 'queue-timeout-s': 30 },
+      'startup-timeout-s': 30,
+      'stop-grace-s': 3,
+      simulator: { 'decode-step-ms': 4, ...sim },
+    });
+    const out = join(dir, 'crash');
+    const file = join(dir, 'crash.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        scenario: 'Server',
+        'target-qps': 20,
+        synthetic: '64/16',
+        settings: { min_duration: 4000 },
+        servers: [await entry('steady'), await entry('fragile', { 'crash-after-requests': 12 })],
+      }),
+    );
+    const r = await runCli(['run', '--config', file, '--output-dir', out]);
+    started.push(...serverPids(r.stderr));
+    expect([0, 1, 6], r.stderr).toContain(r.code);
+    expect(r.stderr).toMatch(/warning: server fragile \(http:\/\/127\.0\.0\.1:\d+\) exited with code 1 during the run/);
+    expect(r.stderr).toMatch(/last lines of .*fragile\.log:[\s\S]*simulated engine crash/);
+    const res = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    expect(res.servers.events.find((e: any) => e.kind === 'crashed')).toMatchObject({ server: 'fragile', exitCode: 1 });
+    expect(res.servers.slurmJobs.map((j: any) => j.cancelled)).toEqual([true, true]);
+    const steady = res.endpoints.find((e: any) => e.url === res.servers.servers[0].url);
+    expect(steady.completed).toBeGreaterThan(0);
+    const engine = Number(
+      /Started server process \[(\d+)\]/.exec(readFileSync(join(out, 'servers', 'steady.log'), 'utf8'))?.[1] ?? 0,
+    );
+    started.push(engine);
+    expect(engine).toBeGreaterThan(0);
+    expect(await allGone([...serverPids(r.stderr), engine])).toBe(true);
+    expect(await activeJobs()).toEqual([]);
+  }, 150_000);
 });
