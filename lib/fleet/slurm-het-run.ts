@@ -35,7 +35,7 @@ const ENDED = /^(FAILED|CANCELLED|TIMEOUT|COMPLETED|NODE_FAIL|OUT_OF_MEMORY|BOOT
 
 export interface HetJob {
   jobId: string;
-  /** Per component, in order: the allocation its servers are planned on (job id `ID+K`). */
+  /** Per component, in order: the allocation its servers are planned on (job id `ID+K`; `ID` when there is one component, a plain batch job). */
   allocations: SlurmAllocation[];
   release: () => boolean;
 }
@@ -94,7 +94,8 @@ export async function submitHet(
     const allocations: SlurmAllocation[] = [];
     for (const c of comps) {
       const found = await expandNodes(c.nodeList);
-      allocations.push({ jobId: `${jobId}+${c.offset}`, ...found, partition: c.partition || null });
+      const id = components.length > 1 ? `${jobId}+${c.offset}` : jobId;
+      allocations.push({ jobId: id, ...found, partition: c.partition || null });
     }
     log(`slurm job ${jobId}: ${allocations.map((a) => `${a.jobId} on ${a.nodes.join(', ')}`).join('; ')}`);
     return {

@@ -109,8 +109,9 @@ export interface HetComponentState {
 export function hetComponents(text: string): HetComponentState[] {
   const out: HetComponentState[] = [];
   for (const line of text.split('\n')) {
-    const offset = /\bHetJobOffset=(\d+)/.exec(line)?.[1];
-    if (offset === undefined) continue;
+    if (!/^\s*JobId=/.test(line)) continue;
+    // One component is a plain job (sbatch without ':'): no HetJobOffset, offset 0.
+    const offset = /\bHetJobOffset=(\d+)/.exec(line)?.[1] ?? '0';
     out.push({
       offset: Number(offset),
       state: /\bJobState=(\S+)/.exec(line)?.[1] ?? '',

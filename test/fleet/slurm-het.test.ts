@@ -21,7 +21,7 @@ import {
   sbatchArgv,
 } from '../../lib/fleet/slurm-het.js';
 import { parseServersSection } from '../../lib/fleet/spec.js';
-import { allGone, killGroups, runCli, serverPids, tempDir } from './helpers.js';
+import { allGone, killGroups, runCli, serverPids, start, tempDir } from './helpers.js';
 import { type SlurmCluster, slurmUnavailable, startSlurm } from './slurm-cluster.js';
 
 const dir = tempDir();
@@ -401,4 +401,84 @@ describe.skipIf(why !== null)('servers in one heterogeneous sbatch job, on a two
     expect(await allGone([...serverPids(r.stderr), engine])).toBe(true);
     expect(await activeJobs()).toEqual([]);
   }, 150_000);
+
+  test('Ctrl-C while the engines load: exit 130, the job cancelled, no engine left', async () => {
+    const out = join(dir, 'int');
+    const file = join(dir, 'int.json');
+    const entry = async (name: string): Promise<object> => ({
+      name,
+      backend: 'simulator',
+      model: 'sim-m',
+      port: await freePort(),
+      launcher: 'slurm',
+      slurm: { mode: 'sbatch-het', workdir: dir, 'queue-timeout-s': 30 },
+      'startup-timeout-s': 600,
+      simulator: { 'load-time-ms': 600000 },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        scenario: 'Server',
+        'target-qps': 10,
+        synthetic: '64/16',
+        servers: [await entry('p'), await entry('q')],
+      }),
+    );
+    const s = start(['run', '--config', file, '--output-dir', out]);
+    await s.waitStderr(/server q: pid \d+/);
+    started.push(...serverPids(s.stderr()));
+    let engines: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      engines = ['p', 'q'].map((n) => {
+        const f = join(out, 'servers', `${n}.log`);
+        return existsSync(f) ? Number(/Started server process \[(\d+)\]/.exec(readFileSync(f, 'utf8'))?.[1] ?? 0) : 0;
+      });
+      if (engines.every((p) => p > 0)) break;
+      await sleep(100);
+    }
+    started.push(...engines);
+    expect(engines.every((p) => p > 0)).toBe(true);
+    s.child.kill('SIGINT');
+    const r = await s.done;
+    expect(r.code).toBe(130);
+    expect(await allGone([...serverPids(r.stderr), ...engines])).toBe(true);
+    expect(await activeJobs()).toEqual([]);
+  }, 90_000);
+
+  test('a job still pending at the deadline: exit 3 naming the job and its reason, which is cancelled', async () => {
+    // Every CPU of both nodes held by another job: the heterogeneous job waits in the queue.
+    const hog = execFileSync(
+      'sbatch',
+      ['--parsable', '--nodes=2', '--exclusive', '--output=/dev/null', `--chdir=${dir}`, '--wrap=sleep 120'],
+      { timeout: 10_000 },
+    )
+      .toString()
+      .trim();
+    try {
+      for (let i = 0; i < 100; i++) {
+        if (execFileSync('squeue', ['-h', '-j', hog, '-o', '%T']).toString().trim() === 'RUNNING') break;
+        await sleep(100);
+      }
+      const e = {
+        name: 'w',
+        backend: 'simulator',
+        model: 'sim-m',
+        port: await freePort(),
+        launcher: 'slurm',
+        slurm: { mode: 'sbatch-het', 'queue-timeout-s': 2 },
+      };
+      const file = join(dir, 'pend.json');
+      writeFileSync(file, JSON.stringify({ scenario: 'Server', 'target-qps': 10, synthetic: '64/16', servers: [e] }));
+      const r = await runCli(['run', '--config', file, '--output-dir', join(dir, 'pend')]);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(
+        /slurm heterogeneous job: no allocation within 2 s \(job \d+ still PENDING, reason \w+\)/,
+      );
+      expect(serverPids(r.stderr)).toEqual([]);
+      execFileSync('scancel', [hog]);
+      expect(await activeJobs()).toEqual([]);
+    } finally {
+      execFileSync('scancel', [hog]);
+    }
+  }, 60_000);
 });
