@@ -160,7 +160,13 @@ export class Fleet {
             server.name,
             // sbatch-het: the step runs inside the batch job; here a watcher ends with its exit code.
             server.spec.slurm?.mode === 'sbatch-het'
-              ? [process.execPath, '-e', WATCH_STEP, join(o.outdir, 'servers', `${server.name}.exit`)]
+              ? [
+                  process.execPath,
+                  '-e',
+                  WATCH_STEP,
+                  join(o.outdir, 'servers', `${server.name}.exit`),
+                  server.jobId!.split('+')[0]!,
+                ]
               : server.spawnArgv,
             // ssh carries the environment in its remote line; srun exports its own to the step.
             server.launcher === 'ssh' ? {} : server.env,

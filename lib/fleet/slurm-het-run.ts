@@ -15,18 +15,33 @@ import { expandNodes, run, scancelNow } from './slurm.js';
 import { type HetComponent, hetBatchScript, hetComponents, parsableJobId, sbatchArgv } from './slurm-het.js';
 
 /**
- * The watcher's program (`node -e`, the exit file as its one argument): it
- * polls the file the batch script writes when the step ends and exits with
- * that code; SIGTERM (the fleet stopping it) ends it at once.
+ * The watcher's program (`node -e`; the exit file and the job id as its
+ * arguments): it polls the file the batch script writes when the step ends
+ * and exits with that code. A job gone from squeue without it (time limit,
+ * a node lost, an outside scancel) ends it with 1 and a line in the log.
+ * SIGTERM (the fleet stopping it) ends it at once.
  */
 export const WATCH_STEP = [
   "const fs = require('node:fs');",
-  'const f = process.argv[1];',
+  "const { execFileSync } = require('node:child_process');",
+  'const [f, job] = process.argv.slice(1);',
   "process.on('SIGTERM', () => process.exit(143));",
+  'let n = 0;',
   'setInterval(() => {',
   "  let t = '';",
   "  try { t = fs.readFileSync(f, 'utf8').trim(); } catch {}",
   "  if (t !== '') process.exit(Number.isInteger(Number(t)) ? Number(t) : 1);",
+  '  if (++n % 8 !== 0) return;',
+  "  let state = '';",
+  "  try { state = execFileSync('squeue', ['-h', '-j', job, '-o', '%T'], { timeout: 10000, stdio: 'pipe' }).toString().trim(); }",
+  // Purged from the controller: squeue says the id is invalid. Any other failure: ask again later.
+  '  catch (e) { if (!/Invalid job id/i.test(String(e.stderr))) return; }',
+  "  if (state === '') {",
+  "    try { t = fs.readFileSync(f, 'utf8').trim(); } catch {}",
+  "    if (t !== '') process.exit(Number.isInteger(Number(t)) ? Number(t) : 1);",
+  "    process.stderr.write('loadgen: Slurm job ' + job + ' ended before this server\\'s step did\\n');",
+  '    process.exit(1);',
+  '  }',
   '}, 250);',
 ].join('\n');
 

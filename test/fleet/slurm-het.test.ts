@@ -481,4 +481,45 @@ describe.skipIf(why !== null)('servers in one heterogeneous sbatch job, on a two
       execFileSync('scancel', [hog]);
     }
   }, 60_000);
+
+  test('the job cancelled from outside mid-run: its servers are reported as crashed, nothing left', async () => {
+    const out = join(dir, 'ext');
+    const file = join(dir, 'ext.json');
+    const entry = async (name: string): Promise<object> => ({
+      name,
+      backend: 'simulator',
+      model: 'sim-m',
+      port: await freePort(),
+      launcher: 'slurm',
+      slurm: { mode: 'sbatch-het', workdir: dir, 'queue-timeout-s': 30 },
+      'startup-timeout-s': 30,
+      'stop-grace-s': 3,
+      simulator: { 'decode-step-ms': 4 },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        scenario: 'Server',
+        'target-qps': 10,
+        synthetic: '64/16',
+        settings: { min_duration: 8000 },
+        servers: [await entry('x'), await entry('y')],
+      }),
+    );
+    const s = start(['run', '--config', file, '--output-dir', out]);
+    await s.waitStderr(/sut: .*2 healthy/);
+    started.push(...serverPids(s.stderr()));
+    // Well into the run: the requests are flowing.
+    await sleep(1500);
+    const job = /slurm job (\d+):/.exec(s.stderr())![1]!;
+    execFileSync('scancel', [job], { timeout: 10_000 });
+    const r = await s.done;
+    // With every server gone the run retries its samples until their time is up, then fails them.
+    expect([1, 6], r.stderr).toContain(r.code);
+    expect(r.stderr).toMatch(/warning: server [xy] \(http:\/\/127\.0\.0\.1:\d+\) exited with code \d+ during the run/);
+    const res = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    expect(res.servers.events.filter((e: any) => e.kind === 'crashed').length).toBeGreaterThan(0);
+    expect(await allGone(serverPids(r.stderr))).toBe(true);
+    expect(await activeJobs()).toEqual([]);
+  }, 150_000);
 });
