@@ -13,6 +13,7 @@ import { ExitCode } from './exit-codes.js';
 import { Fleet } from '../fleet/fleet.js';
 import { planServers } from '../fleet/plan.js';
 import { sallocArgv } from '../fleet/slurm.js';
+import { sbatchArgv } from '../fleet/slurm-het.js';
 import { commandLine } from '../fleet/ssh.js';
 
 export interface ServeFlags {
@@ -44,11 +45,23 @@ export async function serveCommand(flags: ServeFlags): Promise<ExitCode> {
     if (!file.servers) throw new UsageError(`config file ${flags.config}: no 'servers' section: nothing to start`);
     if (flags.dryRun) {
       // Slurm entries: the allocation first; their steps below run on placeholder nodes of job JOBID.
+      const het = file.servers.filter((s) => s.slurm?.mode === 'sbatch-het');
       for (const spec of file.servers)
-        if (spec.slurm)
+        if (spec.slurm && !het.includes(spec))
           process.stdout.write(
             `# ${spec.name}: allocation\n${commandLine(sallocArgv(`loadgen-${spec.name}`, spec.slurm))}\n`,
           );
+      // sbatch-het entries: one job, its batch script runs the srun --het-group lines below.
+      if (het.length > 0) {
+        const comps = het.map((s) => ({ options: s.slurm!, servers: [] }));
+        const argv = sbatchArgv(
+          'loadgen',
+          comps,
+          'OUTDIR/servers/loadgen-het.sh',
+          'OUTDIR/servers/loadgen-het.batch.log',
+        );
+        process.stdout.write(`# ${het.map((s) => s.name).join(', ')}: one heterogeneous job\n${commandLine(argv)}\n`);
+      }
       for (const p of await planServers(file.servers))
         process.stdout.write(`# ${p.name} -> ${p.url}\n${p.commandLine}\n`);
       return ExitCode.Valid;

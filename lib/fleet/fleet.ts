@@ -2,6 +2,7 @@
 // <outdir>/servers/), wait for health, read versions, warm up, watch for
 // crashes, stop. A failure anywhere while starting stops whatever was
 // started before the error is passed on.
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -15,6 +16,8 @@ import { logTail } from './log-tail.js';
 import { planServers } from './plan.js';
 import { readServerInfo, type ServerSelfReport } from './server-info.js';
 import { allocate, type SlurmAllocation } from './slurm.js';
+import type { HetComponent } from './slurm-het.js';
+import { submitHet, WATCH_STEP } from './slurm-het-run.js';
 import type { FleetEvent, FleetRecord, PlannedServer, ServerRecord, ServerSpec, SlurmJobRecord } from './types.js';
 import { warmUp } from './warmup.js';
 import { watchExits } from './watcher.js';
@@ -61,15 +64,50 @@ export class Fleet {
     private readonly jobs: Held[] = [],
   ) {}
 
-  /** Slurm allocations, one per `launcher: slurm` entry; whatever was granted is cancelled if one fails. */
-  private static async allocateAll(specs: readonly ServerSpec[], log: (m: string) => void): Promise<Held[]> {
+  /**
+   * Slurm allocations, one per `launcher: slurm` entry (salloc), then the one
+   * heterogeneous batch job of the `mode: sbatch-het` entries (one component
+   * each); whatever was granted is cancelled if one fails.
+   */
+  private static async allocateAll(
+    specs: readonly ServerSpec[],
+    log: (m: string) => void,
+    outdir: string,
+  ): Promise<Held[]> {
     const held: Held[] = [];
     try {
+      const hetSpecs = specs.filter((s) => s.slurm?.mode === 'sbatch-het');
       for (const spec of specs) {
-        if (!spec.slurm) continue;
+        if (!spec.slurm || hetSpecs.includes(spec)) continue;
         const timeoutS = spec.slurm.queueTimeoutS ?? spec.startupTimeoutS;
         const { allocation, release } = await allocate(`loadgen-${spec.name}`, spec.slurm, timeoutS, log);
         held.push({ spec: spec.name, allocation, release, cancelled: false });
+      }
+      if (hetSpecs.length > 0) {
+        // The batch script holds the servers' command lines: planned now (names, ports, argv do not depend on the node).
+        const planned = await planServers(hetSpecs);
+        const dir = join(outdir, 'servers');
+        const components: HetComponent[] = hetSpecs.map((spec) => ({
+          options: spec.slurm!,
+          servers: planned
+            .filter((p) => p.spec === spec)
+            .map((p) => {
+              const exitPath = join(dir, `${p.name}.exit`);
+              rmSync(exitPath, { force: true });
+              return {
+                name: p.name,
+                argv: p.argv,
+                env: p.env,
+                logPath: join(dir, `${p.name}.log`),
+                exitPath,
+                relative: 0,
+              };
+            }),
+        }));
+        const timeoutS = Math.max(...hetSpecs.map((s) => s.slurm!.queueTimeoutS ?? s.startupTimeoutS));
+        const job = await submitHet(components, dir, timeoutS, log);
+        for (const [k, allocation] of job.allocations.entries())
+          held.push({ spec: hetSpecs[k]!.name, allocation, release: job.release, cancelled: false });
       }
       return held;
     } catch (err) {
@@ -87,7 +125,7 @@ export class Fleet {
     const given = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
     // Messages and log tails through the redaction rule (server logs can print their args).
     const log = (m: string): void => given(redactText(m, { pairs: true }));
-    const jobs = await Fleet.allocateAll(specs, log);
+    const jobs = await Fleet.allocateAll(specs, log, o.outdir);
     let planned: PlannedServer[];
     try {
       planned = await planServers(specs, new Map(jobs.map((j) => [j.spec, j.allocation])));
@@ -120,7 +158,16 @@ export class Fleet {
         try {
           proc = await ServerProcess.start(
             server.name,
-            server.spawnArgv,
+            // sbatch-het: the step runs inside the batch job; here a watcher ends with its exit code.
+            server.spec.slurm?.mode === 'sbatch-het'
+              ? [
+                  process.execPath,
+                  '-e',
+                  WATCH_STEP,
+                  join(o.outdir, 'servers', `${server.name}.exit`),
+                  server.jobId!.split('+')[0]!,
+                ]
+              : server.spawnArgv,
             // ssh carries the environment in its remote line; srun exports its own to the step.
             server.launcher === 'ssh' ? {} : server.env,
             logPath,

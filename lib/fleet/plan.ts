@@ -9,6 +9,7 @@ import { perGpu, tensorParallelGroups } from './gpus.js';
 import { renderCommand, renderEnv } from './render.js';
 import type { SlurmAllocation } from './slurm.js';
 import { srunArgv } from './slurm.js';
+import { hetSrunArgv } from './slurm-het.js';
 import { commandLine, sshArgv, sshHostAddress } from './ssh.js';
 import type { PlannedServer, ServerSpec } from './types.js';
 
@@ -58,7 +59,11 @@ export async function planServers(
   allocations: ReadonlyMap<string, SlurmAllocation> = new Map(),
 ): Promise<PlannedServer[]> {
   const out: PlannedServer[] = [];
+  // mode: sbatch-het entries are the components of one job, in order.
+  let hetGroup = -1;
   for (const spec of specs) {
+    const het = spec.slurm?.mode === 'sbatch-het';
+    if (het) hetGroup++;
     const groups = gpuGroups(spec);
     const alloc = spec.slurm ? (allocations.get(spec.name) ?? placeholderAllocation(spec)) : null;
     const nodes: (string | null)[] = alloc ? alloc.nodes : (spec.nodes ?? [null]);
@@ -85,7 +90,9 @@ export async function planServers(
         const launcher = alloc ? 'slurm' : node ? 'ssh' : 'local';
         const spawnArgv =
           launcher === 'slurm'
-            ? srunArgv(alloc!.jobId, node!, name, argv, spec.slurm!)
+            ? het
+              ? hetSrunArgv(hetGroup, { name, argv, env, logPath: '', relative: k }, spec.slurm!)
+              : srunArgv(alloc!.jobId, node!, name, argv, spec.slurm!)
             : node
               ? sshArgv(node, argv, env, spec.ssh)
               : argv;

@@ -63,7 +63,8 @@ export function jobIdFrom(text: string): string | null {
   return /job allocation (\d+)/.exec(text)?.[1] ?? null;
 }
 
-function run(cmd: string, args: string[], timeoutMs = 15_000): Promise<string> {
+/** Runs a Slurm client command (an argv), resolving with its stdout. */
+export function run(cmd: string, args: string[], timeoutMs = 15_000): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(cmd, args, { timeout: timeoutMs }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${cmd} ${args.join(' ')}: ${(stderr || err.message).trim()}`));
@@ -82,11 +83,16 @@ export function scancelNow(jobId: string): boolean {
 async function discover(jobId: string): Promise<{ nodes: string[]; addresses: string[]; partition: string | null }> {
   const [list, partition] = (await run('squeue', ['-h', '-j', jobId, '-o', '%N %P'])).trim().split(/\s+/);
   if (!list) throw new Error(`squeue shows no nodes for job ${jobId}`);
+  return { ...(await expandNodes(list)), partition: partition ?? null };
+}
+
+/** A compressed node list expanded (gpu[1-2] -> gpu1, gpu2), with each node's address (NodeAddr). */
+export async function expandNodes(list: string): Promise<{ nodes: string[]; addresses: string[] }> {
   const nodes = (await run('scontrol', ['show', 'hostnames', list])).split('\n').filter((l) => l.trim() !== '');
   const addresses = await Promise.all(
     nodes.map(async (n) => /\bNodeAddr=(\S+)/.exec(await run('scontrol', ['-o', 'show', 'node', n]))?.[1] ?? n),
   );
-  return { nodes, addresses, partition: partition ?? null };
+  return { nodes, addresses };
 }
 
 /**

@@ -89,6 +89,7 @@ const SLURM_KEYS = [
   'containerWorkdir',
   'workdir',
   'queueTimeoutS',
+  'mode',
 ] as const;
 const SSH_KEYS = ['user', 'port', 'identityFile', 'options', 'workdir', 'configFile'] as const;
 
@@ -205,7 +206,11 @@ function slurmOptions(c: Checker, key: string, v: unknown): SlurmOptions {
   for (const [k, at, value] of c.entries(key, v, SLURM_KEYS)) {
     if (k === 'nodes' || k === 'serversPerNode' || k === 'gpusPerServer') out[k] = c.int(at, value, 1);
     else if (k === 'queueTimeoutS') out.queueTimeoutS = c.number(at, value, 0.1);
-    else if (k === 'allocOptions' || k === 'srunOptions') {
+    else if (k === 'mode') {
+      const m = c.string(at, value);
+      if (m !== 'salloc' && m !== 'sbatch-het') c.fail(at, `must be salloc or sbatch-het, got ${JSON.stringify(m)}`);
+      out.mode = m as 'salloc' | 'sbatch-het';
+    } else if (k === 'allocOptions' || k === 'srunOptions') {
       const list = c.strings(at, value);
       // Each is one argv word before srun's command: a bare word would become the program.
       list.forEach((o, i) => {
@@ -214,6 +219,9 @@ function slurmOptions(c: Checker, key: string, v: unknown): SlurmOptions {
       out[k] = list;
     } else (out as unknown as Record<string, unknown>)[k] = c.string(at, value);
   }
+  // Server names carry their node when an entry spans nodes, and a batch job's nodes are known only once it runs.
+  if (out.mode === 'sbatch-het' && out.nodes !== 1)
+    c.fail(`${key}.nodes`, 'must be 1 with mode: sbatch-het (one node per component)');
   return out;
 }
 

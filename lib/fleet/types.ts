@@ -74,6 +74,11 @@ export interface SlurmOptions {
   workdir?: string;
   /** Seconds to wait for the allocation (default: the spec's startup-timeout-s). */
   queueTimeoutS?: number;
+  /**
+   * salloc (default): one allocation per entry, servers as srun steps run here.
+   * sbatch-het: every such entry one component of ONE heterogeneous batch job whose script starts the servers.
+   */
+  mode?: 'salloc' | 'sbatch-het';
 }
 
 /** One entry of `servers:`, checked (spec.ts). Several servers can come from one entry (GPU groups, nodes). */

@@ -5,6 +5,10 @@
 // NodeAddr 127.0.0.1, so the launcher must read the address from Slurm. Clients
 // find it through SLURM_CONF (set in the environment by the caller). Needs
 // root and Debian's slurm-wlm and munge; otherwise `startSlurm` says why.
+// With `nodes: 2`, two slurmd on this host (lgnode1, lgnode2, one port each):
+// a heterogeneous job needs it, since the backfill scheduler (the only one
+// that starts hetjobs) reserves whole nodes for a planned component, so a
+// second component never fits on the node the first one holds.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,6 +16,11 @@ import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const NODE = 'lgnode1';
+
+export interface SlurmClusterOptions {
+  /** How many nodes (slurmd daemons on this host); default 1. */
+  nodes?: number;
+}
 
 export interface SlurmCluster {
   dir: string;
@@ -50,15 +59,20 @@ export function slurmUnavailable(): string | null {
 }
 
 /** Starts the cluster and waits (at most 30 s) for the node to be idle; throws with the daemons' logs if not. */
-export async function startSlurm(): Promise<SlurmCluster> {
+export async function startSlurm(o: SlurmClusterOptions = {}): Promise<SlurmCluster> {
+  const count = o.nodes ?? 1;
+  const nodes = Array.from({ length: count }, (_, i) => `lgnode${i + 1}`);
   const dir = mkdtempSync(join(tmpdir(), 'lg-slurm-'));
-  for (const d of ['state', 'spool']) mkdirSync(join(dir, d));
+  mkdirSync(join(dir, 'state'));
+  for (const n of nodes) mkdirSync(join(dir, `spool-${n}`));
   const key = join(dir, 'munge.key');
   writeFileSync(key, Buffer.from(Array.from({ length: 1024 }, () => Math.floor(Math.random() * 256))), {
     mode: 0o600,
   });
   const sock = join(dir, 'munge.sock');
-  const [ctldPort, dPort] = [await freePort(), await freePort()];
+  const ctldPort = await freePort();
+  const dPorts: number[] = [];
+  for (const _ of nodes) dPorts.push(await freePort());
   const conf = join(dir, 'slurm.conf');
   writeFileSync(
     conf,
@@ -69,29 +83,34 @@ export async function startSlurm(): Promise<SlurmCluster> {
       'SlurmUser=root',
       'SlurmdUser=root',
       `SlurmctldPort=${ctldPort}`,
-      `SlurmdPort=${dPort}`,
+      `SlurmdPort=${dPorts[0]}`,
       'AuthType=auth/munge',
       'CredType=cred/munge',
       `AuthInfo=socket=${sock}`,
       `StateSaveLocation=${join(dir, 'state')}`,
-      `SlurmdSpoolDir=${join(dir, 'spool')}`,
+      // %n: each slurmd on this host its own spool, pid file and log.
+      `SlurmdSpoolDir=${join(dir, 'spool-%n')}`,
       `SlurmctldPidFile=${join(dir, 'slurmctld.pid')}`,
-      `SlurmdPidFile=${join(dir, 'slurmd.pid')}`,
+      `SlurmdPidFile=${join(dir, 'slurmd-%n.pid')}`,
       `SlurmctldLogFile=${join(dir, 'slurmctld.log')}`,
-      `SlurmdLogFile=${join(dir, 'slurmd.log')}`,
+      `SlurmdLogFile=${join(dir, 'slurmd-%n.log')}`,
       'ProctrackType=proctrack/linuxproc',
       'TaskPlugin=task/none',
       'SelectType=select/cons_tres',
       'SelectTypeParameters=CR_Core',
       'SchedulerType=sched/backfill',
+      // Heterogeneous jobs start only from a backfill cycle: every second, not every 30 s.
+      'SchedulerParameters=bf_interval=1',
       'MpiDefault=none',
       'ReturnToService=2',
       'JobCompType=jobcomp/none',
       'AccountingStorageType=accounting_storage/none',
       'JobAcctGatherType=jobacct_gather/none',
       'KillWait=5',
-      `NodeName=${NODE} NodeAddr=127.0.0.1 CPUs=${availableParallelism()} State=UNKNOWN`,
-      `PartitionName=lgpart Nodes=${NODE} Default=YES MaxTime=INFINITE State=UP`,
+      ...nodes.map(
+        (n, i) => `NodeName=${n} NodeAddr=127.0.0.1 Port=${dPorts[i]} CPUs=${availableParallelism()} State=UNKNOWN`,
+      ),
+      `PartitionName=lgpart Nodes=${nodes.join(',')} Default=YES MaxTime=INFINITE State=UP`,
       '',
     ].join('\n'),
   );
@@ -107,7 +126,7 @@ export async function startSlurm(): Promise<SlurmCluster> {
     daemons.push(child);
   };
   const logs = (): string =>
-    ['munged.log', 'slurmctld.log', 'slurmd.log']
+    ['munged.log', 'slurmctld.log', ...nodes.map((n) => `slurmd-${n}.log`)]
       .map((f) => join(dir, f))
       .filter((f) => existsSync(f))
       .map((f) => `== ${f}\n${readFileSync(f, 'utf8').split('\n').slice(-15).join('\n')}`)
@@ -155,13 +174,17 @@ export async function startSlurm(): Promise<SlurmCluster> {
   );
   for (let i = 0; i < 50 && !existsSync(sock); i++) await sleep(100);
   launch(['slurmctld', '-D', '-i', '-f', conf], 'slurmctld');
-  launch(['slurmd', '-D', '-N', NODE, '-f', conf], 'slurmd');
+  for (const n of nodes) launch(['slurmd', '-D', '-N', n, '-f', conf], `slurmd-${n}`);
   for (let i = 0; i < 60; i++) {
     try {
-      const state = execFileSync('sinfo', ['-h', '-o', '%T'], { env: { ...process.env, ...env }, timeout: 5000 })
+      const states = execFileSync('sinfo', ['-h', '-N', '-o', '%T'], {
+        env: { ...process.env, ...env },
+        timeout: 5000,
+      })
         .toString()
-        .trim();
-      if (state === 'idle') return { dir, conf, env, logs, stop };
+        .split('\n')
+        .filter((l) => l.trim() !== '');
+      if (states.length === count && states.every((s) => s.trim() === 'idle')) return { dir, conf, env, logs, stop };
     } catch {
       // The controller is not up yet.
     }
