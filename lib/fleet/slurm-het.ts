@@ -6,6 +6,7 @@
 // it (engine argv, environment, workdir, log path) is single-quoted, so no
 // config value is run as shell code. This module renders and parses only;
 // it runs nothing.
+import { allocationOptions } from './slurm.js';
 import { shellQuote } from './ssh.js';
 import type { SlurmOptions } from './types.js';
 
@@ -26,16 +27,6 @@ export interface HetComponent {
   servers: readonly HetServer[];
 }
 
-/** sbatch options of one component (what salloc gets in the one-allocation-per-entry mode). */
-export function componentOptions(o: SlurmOptions): string[] {
-  const out = [`--nodes=${o.nodes}`, `--ntasks-per-node=${o.serversPerNode}`];
-  if (o.partition) out.push(`--partition=${o.partition}`);
-  if (o.account) out.push(`--account=${o.account}`);
-  if (o.timeLimit) out.push(`--time=${o.timeLimit}`);
-  if (o.gpusPerServer) out.push(`--gres=gpu:${o.gpusPerServer * o.serversPerNode}`);
-  return [...out, ...o.allocOptions];
-}
-
 /** The sbatch argv: job-wide options, then each component's options separated by ':', then the script. */
 export function sbatchArgv(
   jobName: string,
@@ -46,7 +37,7 @@ export function sbatchArgv(
   const out = ['sbatch', '--parsable', `--job-name=${jobName}`, `--output=${batchLog}`];
   components.forEach((c, k) => {
     if (k > 0) out.push(':');
-    out.push(...componentOptions(c.options));
+    out.push(...allocationOptions(c.options));
   });
   return [...out, scriptPath];
 }

@@ -22,8 +22,12 @@ export interface SlurmAllocation {
 
 /** The salloc argv that holds the nodes for one entry's servers. */
 export function sallocArgv(jobName: string, o: SlurmOptions): string[] {
-  const out = ['salloc', '--no-shell', `--job-name=${jobName}`, `--nodes=${o.nodes}`];
-  out.push(`--ntasks-per-node=${o.serversPerNode}`);
+  return ['salloc', '--no-shell', `--job-name=${jobName}`, ...allocationOptions(o)];
+}
+
+/** What one entry's servers ask of Slurm: salloc's options here, a heterogeneous component's in sbatch-het mode. */
+export function allocationOptions(o: SlurmOptions): string[] {
+  const out = [`--nodes=${o.nodes}`, `--ntasks-per-node=${o.serversPerNode}`];
   if (o.partition) out.push(`--partition=${o.partition}`);
   if (o.account) out.push(`--account=${o.account}`);
   if (o.timeLimit) out.push(`--time=${o.timeLimit}`);
