@@ -366,7 +366,7 @@ void IssueRun::FinishIssuing(bool ran_out) {
 void IssueRun::OnQueryDone(Query& q) {
   (void)q;
   if (s_.scenario == Scenario::Server) {
-    queries_completed_.fetch_add(1, std::memory_order_acq_rel);
+    queries_completed_.fetch_add(1, std::memory_order_relaxed);
     if (s_.requested.closed_loop_concurrency > 0) {
       // Taking the lock orders this wake-up after the issuer's check of the count.
       { std::lock_guard<std::mutex> lock(issue_mu_); }
