@@ -1,12 +1,12 @@
 // `loadgen probe` as a child process against vLLM- and SGLang-flavoured
 // simulators: what it reports, --json, and its exit codes.
-import { createServer } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { formatProbe } from '../../lib/cli/probe-command.js';
 import { startSimulator, type Simulator } from '../../lib/sim/index.js';
 import { buildCli, runCli, STACK_LINE, type CliRun } from './helpers.js';
+import { freePort } from '../ports.js';
 
 let cli: string;
 let cleanup: () => void;
@@ -38,15 +38,6 @@ afterAll(async () => {
 
 function explain(r: CliRun): string {
   return `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 describe('loadgen probe', () => {

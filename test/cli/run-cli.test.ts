@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { startSimulator, type Simulator } from '../../lib/sim/index.js';
 import { buildCli, runCli, spawnCli, STACK_LINE, tempDir, writeText, type CliRun } from './helpers.js';
+import { freePort } from '../ports.js';
 
 let cli: string;
 let cleanup: () => void;
@@ -31,15 +32,6 @@ function results(out: string): Record<string, any> {
 
 function explain(r: CliRun): string {
   return `exit ${r.code} ${r.signal ?? ''}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 describe('results', () => {

@@ -5,13 +5,13 @@
 // multi-node submissions run), merged by `loadgen report --aggregate`.
 // Nothing is left running on either side. Skips, saying why, without sshd.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, expect, test } from 'vitest';
 
 import { allGone, killGroups, runCli, serverPids, tempDir } from './helpers.js';
 import { type Sshd, sshdUnavailable, startSshd } from './sshd.js';
+import { freePorts } from '../ports.js';
 
 const why = sshdUnavailable();
 if (why) console.warn(`multi-node end-to-end test skipped: ${why}`);
@@ -26,14 +26,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 function results(out: string): Record<string, any> {
   return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as Record<string, any>;
 }
@@ -47,7 +39,8 @@ test.skipIf(why !== null)(
   'two ssh nodes, one server each: one run over both, then a run per node merged with report --aggregate',
   async () => {
     sshd = await startSshd(['node-a', 'node-b']);
-    const ports = { 'node-a': await freePort(), 'node-b': await freePort() };
+    const [pa, pb] = await freePorts(2);
+    const ports = { 'node-a': pa!, 'node-b': pb! };
     const server = (node: 'node-a' | 'node-b'): object => ({
       name: node,
       backend: 'simulator',

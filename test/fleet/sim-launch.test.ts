@@ -1,24 +1,16 @@
 // `loadgen sim` as a launched server: 503 everywhere while "loading" (or no
 // port at all), the vLLM-like start-up log, engine flags mapped, scripted
 // failures (fail at start, crash after a time).
-import { createServer } from 'node:net';
 
 import { afterAll, describe, expect, test } from 'vitest';
 
 import { runCli, start, type Running } from './helpers.js';
+import { freePort } from '../ports.js';
 
 const spawned: Running[] = [];
 afterAll(() => {
   for (const s of spawned) if (s.child.exitCode === null) s.child.kill('SIGKILL');
 });
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 function sim(args: string[]): Running {
   const s = start(['sim', '--port', '0', '--no-precise-pacing', ...args]);

@@ -11,9 +11,9 @@
 // second component never fits on the node the first one holds.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from '../ports.js';
 
 export const NODE = 'lgnode1';
 
@@ -41,14 +41,6 @@ function which(cmd: string): boolean {
   }
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 /** Why a Slurm cluster cannot be run here, or null when it can be tried. */
 export function slurmUnavailable(): string | null {
   if (process.platform !== 'linux') return 'not Linux';
@@ -70,9 +62,7 @@ export async function startSlurm(o: SlurmClusterOptions = {}): Promise<SlurmClus
     mode: 0o600,
   });
   const sock = join(dir, 'munge.sock');
-  const ctldPort = await freePort();
-  const dPorts: number[] = [];
-  for (const _ of nodes) dPorts.push(await freePort());
+  const [ctldPort, ...dPorts] = await freePorts(1 + nodes.length);
   const conf = join(dir, 'slurm.conf');
   writeFileSync(
     conf,

@@ -7,7 +7,6 @@
 // cancelled, nothing left. Skips, saying why, where Slurm cannot run.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, test } from 'vitest';
@@ -23,6 +22,7 @@ import {
 import { parseServersSection } from '../../lib/fleet/spec.js';
 import { allGone, killGroups, runCli, serverPids, start, tempDir } from './helpers.js';
 import { type SlurmCluster, slurmUnavailable, startSlurm } from './slurm-cluster.js';
+import { freePort } from '../ports.js';
 
 const dir = tempDir();
 const started: number[] = [];
@@ -176,14 +176,6 @@ describe('rendering', () => {
     ]);
   });
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -7,7 +7,6 @@
 // cannot run.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, test } from 'vitest';
@@ -17,6 +16,7 @@ import { jobIdFrom, sallocArgv, srunArgv } from '../../lib/fleet/slurm.js';
 import { parseServersSection } from '../../lib/fleet/spec.js';
 import { allGone, killGroups, runCli, serverPids, start, tempDir } from './helpers.js';
 import { NODE, type SlurmCluster, slurmUnavailable, startSlurm } from './slurm-cluster.js';
+import { freePort } from '../ports.js';
 
 const dir = tempDir();
 const started: number[] = [];
@@ -149,14 +149,6 @@ describe('rendering', () => {
     for (const [entry, re] of cases) expect(() => parseServersSection([entry])).toThrow(re);
   });
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function slurmServer(name: string, simulator: Record<string, unknown> = {}, perNode = 1): Promise<object> {
   return {

@@ -6,13 +6,13 @@
 // the "remote" side (the engines' own pids, read from their logs) nor here.
 // Skips, saying why, where sshd cannot run (not root, no openssh-server).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 
 import { allGone, killGroups, runCli, serverPids, start, tempDir } from './helpers.js';
 import { type Sshd, sshdUnavailable, startSshd } from './sshd.js';
+import { freePort } from '../ports.js';
 
 const why = sshdUnavailable();
 if (why) console.warn(`ssh launcher tests skipped: ${why}`);
@@ -30,14 +30,6 @@ afterAll(async () => {
   await sshd?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 // A workdir with spaces and both quotes: the remote `cd` works only if the quoting holds.
 const workdir = (): string => {

@@ -6,9 +6,10 @@
 // openssh-server; without them `startSshd` says why, and the tests skip.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../ports.js';
 
 const SSHD = '/usr/sbin/sshd';
 
@@ -45,17 +46,6 @@ export function sshdUnavailable(): string | null {
   if (!existsSync(SSHD)) return `${SSHD} is missing (apt-get install openssh-server)`;
   for (const c of ['ssh', 'ssh-keygen']) if (!which(c)) return `${c} is missing (apt-get install openssh-client)`;
   return null;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((res, rej) => {
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => res());
-  });
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 async function accepts(port: number): Promise<boolean> {
