@@ -14,9 +14,17 @@
 //     exception is raised. Others: answer + tests (nothing between) in one
 //     file: node FILE.js, ruby FILE.rb, php FILE.php, g++ FILE.cpp then the
 //     binary (compile 100 s); 20 s to run; passed when every command exits 0;
+//   - JavaScript and TypeScript tests compare with lodash's isEqual: the
+//     reference's set-up installs lodash beside its evaluator, so the job
+//     links the package this module resolves into its directory;
+//   - TypeScript: answer + tests in FILE.ts, `tsc FILE.ts --target es5 --lib
+//     es2016`, then node FILE.js; the reference counts the compile as done
+//     only when tsc exits 2 (errors reported, output written: without the
+//     DOM library every `console` is an error), so a clean exit 0 fails;
 //   - mbxp = 100 × passed / evaluated rows.
 import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, join } from 'node:path';
 
 import { runProgramJobs, sandboxPython } from './code-sandbox.js';
 import { sourceOf } from './code-tests.js';
@@ -58,6 +66,31 @@ export function findTool(name: string): string | null {
     }
   }
   return null;
+}
+
+/** `node_modules/lodash` for a JavaScript/TypeScript job, when the package resolves (it is a dependency). */
+function lodashLink(): Record<string, string> {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('lodash/package.json');
+    return { 'node_modules/lodash': dirname(pkg) };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * How to run TypeScript's compiler: `tsc` on PATH (what the reference's
+ * `npx tsc` finds), else the `typescript` package this module can resolve,
+ * run by this Node; null when neither is there.
+ */
+export function findTsc(): string[] | null {
+  const onPath = findTool('tsc');
+  if (onPath) return [onPath];
+  try {
+    return [process.execPath, createRequire(import.meta.url).resolve('typescript/bin/tsc')];
+  } catch {
+    return null;
+  }
 }
 
 // Executes the program the way mxeval's Python check does: a fresh namespace
@@ -106,6 +139,7 @@ export function mbxpJob(
       if (!path) return { missing: `${bin} is not installed` };
       return {
         files: { [`main.${ext}`]: code + tests },
+        ...(lang === 'javascript' ? { links: lodashLink() } : {}),
         steps: [{ name: 'run', argv: [path, `main.${ext}`], timeoutSec: runSec }],
       };
     }
@@ -120,8 +154,26 @@ export function mbxpJob(
         ],
       };
     }
+    case 'typescript': {
+      const tsc = findTsc();
+      if (!tsc) return { missing: 'tsc is not installed (npm install typescript)' };
+      const node = tool('node');
+      if (!node) return { missing: 'node is not installed' };
+      return {
+        files: { 'main.ts': code + tests },
+        links: lodashLink(),
+        steps: [
+          {
+            name: 'compile',
+            argv: [...tsc, 'main.ts', '--target', 'es5', '--lib', 'es2016'],
+            timeoutSec: COMPILE_SEC,
+            okCodes: [2],
+          },
+          { name: 'run', argv: [node, 'main.js'], timeoutSec: runSec },
+        ],
+      };
+    }
     default:
-      // typescript: the reference counts tsc's exit status 2 as compiled; not reproduced here.
       return { missing: `${lang} is not run here` };
   }
 }

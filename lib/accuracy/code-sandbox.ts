@@ -15,9 +15,9 @@
 // runner itself through Python's resource module).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 
 import { AccuracyInputError } from './score-types.js';
 import { CHILD_PY, RUNNER_PY } from './code-runner-py.js';
@@ -209,7 +209,8 @@ export async function runCodeJob(job: CodeJob, o: CodeExecutionOptions = {}): Pr
  * interpreters) in the same containment as runCodeJob: each command in the
  * namespaces, under the limits (CPU: its own time limit + 1 s) and the
  * sandbox uid, killed at its wall-clock limit. Passed when every command
- * exits 0; the first that does not ends the job. Unsandboxed (allowed), the
+ * exits with one of its ok statuses (0 unless the step says); the first
+ * that does not ends the job. Unsandboxed (allowed), the
  * limits still apply through prlimit on Linux.
  */
 export async function runProgramJob(job: ProgramJob, o: CodeExecutionOptions = {}): Promise<CodeResult> {
@@ -224,6 +225,12 @@ export async function runProgramJob(job: ProgramJob, o: CodeExecutionOptions = {
       await writeFile(join(work, name), text);
       if (plan.uid !== undefined) await chown(join(work, name), plan.uid, plan.uid);
     }
+    for (const [name, target] of Object.entries(job.links ?? {})) {
+      if (isAbsolute(name) || name.split('/').some((p) => p === '' || p === '.' || p === '..'))
+        throw new Error(`bad program link name '${name}'`);
+      await mkdir(dirname(join(work, name)), { recursive: true });
+      await symlink(target, join(work, name));
+    }
     if (plan.uid !== undefined) {
       await chmod(dir, 0o755);
       await chown(work, plan.uid, plan.uid);
@@ -237,7 +244,7 @@ export async function runProgramJob(job: ProgramJob, o: CodeExecutionOptions = {
         return { status: 'timeout', detail: `${step.name}: time limit of ${step.timeoutSec} s`, testsPassed: 0 };
       if (exit.killed === 'output')
         return { status: 'failed', detail: `${step.name}: printed over ${r.outputCapBytes} bytes`, testsPassed: 0 };
-      if (exit.code !== 0) {
+      if (exit.code === null || !(step.okCodes ?? [0]).includes(exit.code)) {
         const why = exit.signal ? `signal ${exit.signal}` : `exit status ${exit.code}`;
         return { status: 'failed', detail: `${step.name}: ${why}: ${exit.stderr.slice(-200).trim()}`, testsPassed: 0 };
       }

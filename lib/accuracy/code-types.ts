@@ -53,11 +53,19 @@ export interface ProgramStep {
   name: string;
   argv: string[];
   timeoutSec: number;
+  /** The exit statuses that count as success (default [0]). */
+  okCodes?: number[];
 }
 
-/** A program given as files and the commands that build and run it; it passes when every command exits 0. */
+/** A program given as files and the commands that build and run it; it passes when every command exits with an ok status. */
 export interface ProgramJob {
   /** File name (in the job's directory) to contents. */
   files: Record<string, string>;
+  /**
+   * Symbolic links made in the job's directory: relative path to target
+   * (e.g. `node_modules/lodash` to the package, so `require('lodash')`
+   * resolves as it does beside the reference's evaluator).
+   */
+  links?: Record<string, string>;
   steps: ProgramStep[];
 }
