@@ -298,4 +298,45 @@ describe('a Mooncake trace against the simulator', () => {
       await sim.close();
     }
   }, 60_000);
+
+  it("lints the trace against the server's own max_model_len when none was given", async () => {
+    // 10 rows at 20 per second; rows 3 and 7 ask for more than the server's 1024-token context.
+    const rows = Array.from({ length: 10 }, (_, i) => ({
+      timestamp: i * 50,
+      input_length: i === 3 || i === 7 ? 1100 : 200,
+      output_length: 4,
+    }));
+    const path = writeFile('over-context.jsonl', jsonl(rows));
+    const sim = await startSimulator({
+      model: 'sim-llm-8b',
+      maxModelLen: 1024,
+      decodeStepNs: 1_000_000,
+      precisePacing: false,
+    });
+    try {
+      const outdir = join(makeTempDir('lg-trace-ctx-'), 'out');
+      const lines: string[] = [];
+      await runBenchmark({
+        scenario: 'Server',
+        endpoints: [sim.url],
+        trace: { path },
+        workers: 1,
+        outdir,
+        log: (m) => lines.push(m),
+      });
+      const warning = lines.filter((l) => l.includes("more than the model's 1024-token context"));
+      expect(warning).toHaveLength(1);
+      expect(warning[0]).toMatch(
+        /^warning: trace: 2 rows ask .* lines 4, 8\).* \(max_model_len 1024 of http:\/\/127\.0\.0\.1:\d+\)$/,
+      );
+      const results = JSON.parse(readFileSync(join(outdir, 'results.json'), 'utf8'));
+      expect(results.trace.lint).toContainEqual(
+        expect.objectContaining({ kind: 'over-context', count: 2, lines: [4, 8] }),
+      );
+      // The server refused them: failed samples, never a clean run.
+      expect(results.errors.failedSamples).toBe(2);
+    } finally {
+      await sim.close();
+    }
+  }, 60_000);
 });

@@ -40,6 +40,7 @@ import {
   applyTraceSettings,
   checkTraceSpec,
   prepareTrace,
+  serverContextLint,
   traceProgressSettings,
   traceSection,
   tracePlanLines,
@@ -384,6 +385,7 @@ export async function runBenchmark(options: RunBenchmarkOptions): Promise<RunRec
     );
 
     await serverState.identify(llm);
+    if (traced) for (const line of serverContextLint(traced, options.trace!, serverState.contexts())) log(line);
     const warmup = await serverState.warmUp(llm, warmupRequests, options.concurrency, dataset.size, log);
 
     const engineSide = await extras.begin(

@@ -3,7 +3,7 @@
 // settings a replay needs, and the record's `trace` section after the test.
 import { UsageError } from '../core/errors.js';
 import type { TestSettings } from '../core/settings.js';
-import { formatTracePlan, planTrace, type TracePlan } from '../dataset/trace-plan.js';
+import { formatTracePlan, lintTrace, planTrace, type TracePlan } from '../dataset/trace-plan.js';
 import { readTrace, traceDataset, traceSchedule, type TraceDataset, type TraceFile } from '../dataset/trace.js';
 import { traceReplayReport, type TraceReplayReport } from '../results/trace-replay.js';
 import type { SampleTiming } from '../sut/types.js';
@@ -62,6 +62,31 @@ export async function prepareTrace(spec: TraceSpec, maxModelLen?: number): Promi
     schedule: traceSchedule(trace, speed),
     plan: planTrace(trace, { speed, ...(len !== undefined ? { maxModelLen: len } : {}) }),
   };
+}
+
+/**
+ * The over-context lint against the servers' own context (their
+ * `max_model_len`, read once they answered), when the run was given none:
+ * the smallest context among the endpoints that report one. Adds the
+ * finding to the plan (results.json `trace.lint`) and returns the warning
+ * lines; none when the context was given, already linted, unknown or wide
+ * enough.
+ */
+export function serverContextLint(
+  p: PreparedTrace,
+  spec: TraceSpec,
+  contexts: readonly { url: string; maxModelLen: number | null }[],
+): string[] {
+  if (spec.maxModelLen !== undefined || p.plan.lint.some((w) => w.kind === 'over-context')) return [];
+  let least: { url: string; maxModelLen: number } | null = null;
+  for (const c of contexts)
+    if (c.maxModelLen !== null && (least === null || c.maxModelLen < least.maxModelLen))
+      least = { url: c.url, maxModelLen: c.maxModelLen };
+  if (!least) return [];
+  const over = lintTrace(p.trace, { maxModelLen: least.maxModelLen }).find((w) => w.kind === 'over-context');
+  if (!over) return [];
+  p.plan.lint.push(over);
+  return [`warning: trace: ${over.message} (max_model_len ${least.maxModelLen} of ${least.url})`];
 }
 
 /** The plan's lines, for the run's log. */

@@ -108,6 +108,11 @@ export class ServerState {
     );
   }
 
+  /** Each endpoint's context in tokens, once identify() has read it (null when not told). */
+  contexts(): { url: string; maxModelLen: number | null }[] {
+    return this.report.endpoints.map((e) => ({ url: e.url, maxModelLen: e.identity.maxModelLen }));
+  }
+
   /** N warm-up requests through the adapter's request bodies, outside every figure; null when there is none. */
   async warmUp(
     llm: LlmSut,
