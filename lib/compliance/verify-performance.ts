@@ -46,7 +46,8 @@ function toleranceFor(scenario: string | null, referenceScore: number): number {
   return 0.1;
 }
 
-interface DetailFigures {
+/** What both checks read of a run, from its detail log (TEST01) or its summary (TEST04). */
+interface RunFigures {
   scenario: string | null;
   score: number | null;
   valid: boolean;
@@ -54,7 +55,7 @@ interface DetailFigures {
   errors: number;
 }
 
-function detailFigures(text: string, path: string): DetailFigures {
+function detailFigures(text: string, path: string): RunFigures {
   const log = parseDetailText(text, path);
   const last = new Map<string, string>();
   let errors = 0;
@@ -73,6 +74,35 @@ function detailFigures(text: string, path: string): DetailFigures {
     targetLatencyNs: last.get('effective_target_latency_ns') ?? null,
     errors,
   };
+}
+
+/**
+ * The checks both tests make of the two runs before comparing scores: each
+ * VALID with a score, of one scenario and, for Server, one target latency.
+ * Pushes the warnings to `lines` and the failures to the returned reasons.
+ */
+function checkPair(
+  lines: string[],
+  ref: RunFigures,
+  got: RunFigures,
+  say: { errors: (what: string, n: number) => string; invalid: (what: string) => string; log: string },
+): string[] {
+  const reasons: string[] = [];
+  for (const [what, f] of [
+    ['reference', ref],
+    ['audit', got],
+  ] as const) {
+    if (f.errors > 0) lines.push(`warning: ${say.errors(what, f.errors)}`);
+    if (!f.valid) reasons.push(say.invalid(what));
+    if (f.score === null) reasons.push(`the ${what} run's ${say.log} has no score for scenario ${f.scenario ?? '?'}`);
+  }
+  if (ref.scenario !== got.scenario)
+    reasons.push(`scenarios differ: reference ${ref.scenario ?? '?'}, audit ${got.scenario ?? '?'}`);
+  else if (ref.scenario === 'Server' && ref.targetLatencyNs !== got.targetLatencyNs)
+    reasons.push(
+      `Server target latencies differ: ${ref.targetLatencyNs ?? '?'} ns and ${got.targetLatencyNs ?? '?'} ns`,
+    );
+  return reasons;
 }
 
 function finish(
@@ -102,23 +132,13 @@ export function verifyTest01Performance(
   test: { text: string; path: string },
 ): PerformanceVerification {
   const lines = ['Performance of the audit run against the reference performance run (detail logs).'];
-  const reasons: string[] = [];
   const ref = detailFigures(reference.text, reference.path);
   const got = detailFigures(test.text, test.path);
-  for (const [what, f] of [
-    ['reference', ref],
-    ['audit', got],
-  ] as const) {
-    if (f.errors > 0) lines.push(`warning: ${f.errors} ERROR lines in the ${what} run's detail log`);
-    if (!f.valid) reasons.push(`the ${what} run's result is not VALID`);
-    if (f.score === null) reasons.push(`the ${what} run's detail log has no score for scenario ${f.scenario ?? '?'}`);
-  }
-  if (ref.scenario !== got.scenario)
-    reasons.push(`scenarios differ: reference ${ref.scenario ?? '?'}, audit ${got.scenario ?? '?'}`);
-  else if (ref.scenario === 'Server' && ref.targetLatencyNs !== got.targetLatencyNs)
-    reasons.push(
-      `Server target latencies differ: ${ref.targetLatencyNs ?? '?'} ns and ${got.targetLatencyNs ?? '?'} ns`,
-    );
+  const reasons = checkPair(lines, ref, got, {
+    errors: (what, n) => `${n} ERROR lines in the ${what} run's detail log`,
+    invalid: (what) => `the ${what} run's result is not VALID`,
+    log: 'detail log',
+  });
   const threshold = toleranceFor(ref.scenario, ref.score ?? 0);
   lines.push(`Scenario: ${ref.scenario ?? 'unknown'}`);
   lines.push(`Reference score: ${ref.score ?? 'n/a'}`);
@@ -133,15 +153,8 @@ export function verifyTest01Performance(
   return finish(lines, reasons, ref.scenario, ref.score, got.score, threshold);
 }
 
-interface SummaryFigures {
-  scenario: string | null;
-  score: number | null;
-  invalid: boolean;
-  errors: number;
-  targetLatencyNs: string | null;
-}
-
-function summaryFigures(text: string, path: string): SummaryFigures {
+// A summary without a Result line is not INVALID to TEST04's script: only an explicit INVALID fails.
+function summaryFigures(text: string, path: string): RunFigures {
   const s = parseSummaryText(text, path);
   const scenario = s.fields.Scenario ?? null;
   let score: number | null = null;
@@ -159,7 +172,7 @@ function summaryFigures(text: string, path: string): SummaryFigures {
     }
     if (/^target_latency \(ns\)/.test(line)) targetLatencyNs = value;
   }
-  return { scenario, score, invalid: s.result === 'INVALID', errors: s.errors ?? 0, targetLatencyNs };
+  return { scenario, score, valid: s.result !== 'INVALID', errors: s.errors ?? 0, targetLatencyNs };
 }
 
 /** TEST04's performance check over two mlperf_log_summary.txt texts (reference run, audit run). */
@@ -168,23 +181,13 @@ export function verifyTest04Performance(
   test: { text: string; path: string },
 ): PerformanceVerification {
   const lines = ['Performance of the same-sample audit run against the reference performance run (summaries).'];
-  const reasons: string[] = [];
   const ref = summaryFigures(reference.text, reference.path);
   const got = summaryFigures(test.text, test.path);
-  for (const [what, f] of [
-    ['reference', ref],
-    ['audit', got],
-  ] as const) {
-    if (f.errors > 0) lines.push(`warning: ${f.errors} ERROR reported in the ${what} run`);
-    if (f.invalid) reasons.push(`the ${what} run's result is INVALID`);
-    if (f.score === null) reasons.push(`the ${what} run's summary has no score for scenario ${f.scenario ?? '?'}`);
-  }
-  if (ref.scenario !== got.scenario)
-    reasons.push(`scenarios differ: reference ${ref.scenario ?? '?'}, audit ${got.scenario ?? '?'}`);
-  else if (ref.scenario === 'Server' && ref.targetLatencyNs !== got.targetLatencyNs)
-    reasons.push(
-      `Server target latencies differ: ${ref.targetLatencyNs ?? '?'} ns and ${got.targetLatencyNs ?? '?'} ns`,
-    );
+  const reasons = checkPair(lines, ref, got, {
+    errors: (what, n) => `${n} ERROR reported in the ${what} run`,
+    invalid: (what) => `the ${what} run's result is INVALID`,
+    log: 'summary',
+  });
   const threshold = toleranceFor(ref.scenario, ref.score ?? 0);
   lines.push(`Scenario: ${ref.scenario ?? 'unknown'}`);
   lines.push(`Reference score: ${ref.score ?? 'n/a'}`);
