@@ -26,7 +26,7 @@ import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 
-import { runProgramJobs, sandboxPython } from './code-sandbox.js';
+import { runProgramJobs, sandboxCanUse, sandboxPython, sandboxUserName } from './code-sandbox.js';
 import { sourceOf } from './code-tests.js';
 import type { CodeExecutionOptions, CodeResult, ProgramJob } from './code-types.js';
 import type { DatasetCounts } from './score-types.js';
@@ -68,14 +68,27 @@ export function findTool(name: string): string | null {
   return null;
 }
 
-/** `node_modules/lodash` for a JavaScript/TypeScript job, when the package resolves (it is a dependency). */
-function lodashLink(): Record<string, string> {
+/** Why the sandbox's uid cannot use `path` (read it, or run it), or null when it can. */
+function outOfReach(what: string, path: string, how: 'r' | 'x'): string | null {
+  return sandboxCanUse(path, how)
+    ? null
+    : `${what} at ${path} cannot be ${how === 'x' ? 'run' : 'read'} by ${sandboxUserName()}`;
+}
+
+/**
+ * `node_modules/lodash` for a JavaScript/TypeScript job (lodash is a
+ * dependency), or why it cannot be given: not resolvable, or out of the
+ * sandbox's reach.
+ */
+function lodashLink(): { links: Record<string, string> } | { missing: string } {
+  let main: string;
   try {
-    const pkg = createRequire(import.meta.url).resolve('lodash/package.json');
-    return { 'node_modules/lodash': dirname(pkg) };
+    main = createRequire(import.meta.url).resolve('lodash');
   } catch {
-    return {};
+    return { missing: 'lodash is not installed' };
   }
+  const why = outOfReach('lodash', main, 'r');
+  return why ? { missing: why } : { links: { 'node_modules/lodash': dirname(main) } };
 }
 
 /**
@@ -137,15 +150,21 @@ export function mbxpJob(
       const [bin, ext] = lang === 'javascript' ? ['node', 'js'] : lang === 'ruby' ? ['ruby', 'rb'] : ['php', 'php'];
       const path = tool(bin);
       if (!path) return { missing: `${bin} is not installed` };
+      const unusable = outOfReach(bin, path, 'x');
+      if (unusable) return { missing: unusable };
+      const lodash = lang === 'javascript' ? lodashLink() : { links: {} };
+      if ('missing' in lodash) return lodash;
       return {
         files: { [`main.${ext}`]: code + tests },
-        ...(lang === 'javascript' ? { links: lodashLink() } : {}),
+        links: lodash.links,
         steps: [{ name: 'run', argv: [path, `main.${ext}`], timeoutSec: runSec }],
       };
     }
     case 'cpp': {
       const gxx = tool('g++');
       if (!gxx) return { missing: 'g++ is not installed' };
+      const why = outOfReach('g++', gxx, 'x');
+      if (why) return { missing: why };
       return {
         files: { 'main.cpp': code + tests },
         steps: [
@@ -159,9 +178,16 @@ export function mbxpJob(
       if (!tsc) return { missing: 'tsc is not installed (npm install typescript)' };
       const node = tool('node');
       if (!node) return { missing: 'node is not installed' };
+      const why =
+        outOfReach('node', node, 'x') ??
+        outOfReach('tsc', tsc[0]!, 'x') ??
+        (tsc[1] !== undefined ? outOfReach('tsc', tsc[1], 'r') : null);
+      if (why) return { missing: why };
+      const lodash = lodashLink();
+      if ('missing' in lodash) return lodash;
       return {
         files: { 'main.ts': code + tests },
-        links: lodashLink(),
+        links: lodash.links,
         steps: [
           {
             name: 'compile',

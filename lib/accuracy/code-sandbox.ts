@@ -103,6 +103,38 @@ export function probeSandbox(python = defaultPython()): Probe {
 /** Forgets the probe (tests). */
 export function resetSandboxProbe(): void {
   probed = undefined;
+  usable.clear();
+}
+
+const usable = new Map<string, boolean>();
+
+/**
+ * Whether the sandbox's uid may read (`r`) or run (`x`) a path. A tool or a
+ * package below a directory only root may enter (a project under /root, a
+ * Node from ~/.nvm) is out of the programs' reach, and a row that needs it
+ * would fail for a reason that is not the program's: it must be counted as
+ * not run, not as failed. True when batches keep the caller's uid.
+ */
+export function sandboxCanUse(path: string, how: 'r' | 'x'): boolean {
+  const plan = probeSandbox();
+  if (!plan.sandboxed || plan.drop.length === 0) return true;
+  const key = `${how}\0${path}`;
+  let ok = usable.get(key);
+  if (ok === undefined) {
+    // The probe ran this Python as the sandbox's uid, so it is there to ask (a `test` binary may not be on PATH).
+    const ask = `import os, sys; sys.exit(0 if os.access(sys.argv[1], os.${how === 'r' ? 'R_OK' : 'X_OK'}) else 1)`;
+    const argv = [...plan.drop, defaultPython(), '-I', '-c', ask, path];
+    const r = spawnSync(argv[0]!, argv.slice(1), { timeout: 10_000 });
+    ok = r.status === 0;
+    usable.set(key, ok);
+  }
+  return ok;
+}
+
+/** The uid batches run as, for messages ('' when they keep the caller's). */
+export function sandboxUserName(): string {
+  const plan = probeSandbox();
+  return plan.uid !== undefined ? `the sandbox user (uid ${plan.uid})` : '';
 }
 
 function resolved(o: CodeExecutionOptions) {

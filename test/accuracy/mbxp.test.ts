@@ -5,7 +5,7 @@
 // missing (ruby, with a PATH that has none) are counted apart. The
 // simulator answers each prompt with one token, which the word-level
 // tokenizer maps to the answer text.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -189,8 +189,10 @@ describe.runIf(sandboxed && haveTools)('MBXP scored end to end', () => {
       ids.map((id, i) => ({ seq: i, qsl: i, ids: [id] })),
     );
     // A PATH with only what the sandbox and the JavaScript rows need: no ruby, whatever this machine has.
+    // Open to the sandbox's uid (mkdtemp makes 0700), or node there would be out of its reach.
+    chmodSync(dir, 0o755);
     const bin = join(dir, 'bin');
-    mkdirSync(bin);
+    mkdirSync(bin, { mode: 0o755 });
     for (const t of ['node', 'unshare', 'prlimit', 'setpriv']) {
       const p = findTool(t);
       if (p) symlinkSync(p, join(bin, t));
@@ -221,6 +223,42 @@ describe.runIf(sandboxed && haveTools)('MBXP scored end to end', () => {
     const loop = report.samples?.find((s) => s.qslIdx === 1);
     expect(loop?.execution).toMatch(/^timeout/);
   });
+
+  it.runIf(process.getuid?.() === 0)(
+    "a tool the sandbox's uid cannot reach makes its rows not run, not failed",
+    async () => {
+      const rows = [PY_RIGHT, JS_RIGHT];
+      const { dir, file, tokenizer, ids } = setup(rows);
+      const log = writeLog(
+        join(dir, 'log.json'),
+        ids.map((id, i) => ({ seq: i, qsl: i, ids: [id] })),
+      );
+      // node reached only through a directory root alone may enter, as under /root or ~/.nvm.
+      const priv = join(dir, 'private');
+      mkdirSync(priv, { mode: 0o700 });
+      symlinkSync(findTool('node')!, join(priv, 'node'));
+      const path = process.env.PATH;
+      process.env.PATH = `${priv}:${path}`;
+      let report: Awaited<ReturnType<typeof scoreAccuracy>>;
+      try {
+        report = await scoreAccuracy({
+          log,
+          dataset: file,
+          tokenizer,
+          tokenizerConfig: null,
+          benchmark: 'mixtral-8x7b',
+          codeExecution: { testTimeoutSec: 5 },
+        });
+      } finally {
+        process.env.PATH = path;
+      }
+      expect(report.datasets?.['MBXP/python']).toMatchObject({ samples: 1, passed: 1 });
+      expect(report.datasets?.['MBXP/javascript']).toMatchObject({ samples: 1, passed: 0, failed: 0, unscored: 1 });
+      const v = report.verdicts.find((x) => x.metric === 'mbxp')!;
+      expect(v.status).toBe('UNKNOWN');
+      expect(v.note).toContain(`node at ${join(priv, 'node')} cannot be run by the sandbox user (uid 65534): 1`);
+    },
+  );
 
   it('TypeScript is compiled as the reference compiles it: only tsc exit status 2 counts as compiled', async () => {
     const o = { testTimeoutSec: 20 };
