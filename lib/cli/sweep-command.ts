@@ -116,7 +116,7 @@ export function formatSweep(s: SweepJson, files: string[]): string {
   for (const p of s.points) {
     const f = (v: number | null | undefined, d = 1) => (v === null || v === undefined ? 'n/a' : v.toFixed(d));
     lines.push(
-      `  ${p.kind.padEnd(7)} ${unit} ${String(p.value).padEnd(8)} ${p.verdict.padEnd(8)} qps ${f(p.qps, 2)}  tokens/s ${f(p.tokensPerSecond)}  TTFT p99 ${f(p.ttftMs?.p99)} ms  TPOT p99 ${f(p.tpotMs?.p99, 2)} ms  latency p99 ${f(p.latencyMs?.p99)} ms${p.resumed ? '  (resumed)' : ''}`,
+      `  ${p.kind.padEnd(11)} ${p.kind === 'calibration' ? 'users' : unit} ${String(p.value).padEnd(8)} ${(p.sustained === false ? 'GROWING' : p.verdict).padEnd(8)} qps ${f(p.qps, 2)}  tokens/s ${f(p.tokensPerSecond)}  TTFT p99 ${f(p.ttftMs?.p99)} ms  TPOT p99 ${f(p.tpotMs?.p99, 2)} ms  latency p99 ${f(p.latencyMs?.p99)} ms${p.resumed ? '  (resumed)' : ''}`,
     );
   }
   if (s.stopped) lines.push('  stopped early (interrupted); run the same command again to continue');
@@ -211,7 +211,10 @@ export function registerSweepCommand(
     .option('--probe-queries <n>', 'least queries a probe issues (default 662: what p99 early stopping needs)')
     .option('--precision <fraction>', 'relative precision of the search, e.g. 0.05 or 5% (default 5%)')
     .option('--probe-duration <duration>', 'min_duration of each probe run, in ms or e.g. 10s (default 10s)')
-    .option('--start <value>', 'first rate (or users) of the search (default --target-qps / --closed-loop, else 1)')
+    .option(
+      '--start <value>',
+      'first rate (or users) of the search (default --target-qps / --closed-loop; else half the rate a closed loop of --concurrency or 256 users reaches, or 1 user)',
+    )
     .option('--max-probes <n>', 'most probe runs (default 40)')
     .option('--confirm', 'after the search, one run at the capacity with the full settings')
     .addHelpText(

@@ -10,6 +10,7 @@ import type { RunEndpointInfo, RunRecord, TimelinePoint } from './run-record.js'
 import type { MultiturnReport } from '../multiturn/types.js';
 import type { ServerStateReport } from '../metrics/server-state.js';
 import type { WarmupReport } from '../sut/warmup.js';
+import { latencyTrend, type LatencyTrend } from './latency-trend.js';
 import { seriesFromTimings, type SampleSeries } from './samples.js';
 import { costSections, type CostSections } from './cost-sections.js';
 import { traceIssuePolicy, type TraceReplayReport } from './trace-replay.js';
@@ -111,6 +112,8 @@ export interface ResultsJson extends CostSections {
     ttft: MsStats | null;
     tpot: MsStats | null;
     source: 'loadgen' | 'harness';
+    /** TTFT (or latency) of the first against the last third of the samples: a growing queue shows here; null without timings or with under 90 samples. */
+    trend: LatencyTrend | null;
   };
   errors: {
     loadgen: TestResult['errors'];
@@ -337,6 +340,7 @@ export function buildResultsJson(record: RunRecord): ResultsJson {
       ttft: msStats(lat.ttft),
       tpot: msStats(lat.tpot),
       source: lat.source,
+      trend: sut?.timings && sut.timings.length > 0 ? latencyTrend(sut.timings) : null,
     },
     errors: {
       loadgen: { ...r.errors, messages: [...r.errors.messages] },

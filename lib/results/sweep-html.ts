@@ -30,9 +30,18 @@ function capacitySection(s: SweepJson): string {
       : `no INVALID ${unit} found above it`,
     `${c.probes} probes of ${fmtMs(s.probeDurationMs)} each`,
   ];
+  if (c.calibration)
+    lines.push(
+      `started at ${fmtNum(c.calibration.start)} QPS: half the ${fmtNum(c.calibration.qps)} samples/s that ${c.calibration.concurrency} users in a closed loop reached`,
+    );
   if (c.confirmed !== null) lines.push(`confirmation run with the full settings: ${c.confirmed ? 'VALID' : 'INVALID'}`);
   const cls = c.confirmed === false ? 'INVALID' : 'VALID';
   return `<section class="verdict ${cls}"><div class="big">${esc(`capacity: ${fmtNum(c.value)} ${unit}`)}</div><ul>${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>`;
+}
+
+/** The points the curves show: the calibration ran another issue policy (a closed loop at saturation). */
+function curvePoints(s: SweepJson): SweepPoint[] {
+  return s.points.filter((p) => p.kind !== 'calibration');
 }
 
 function xOf(p: SweepPoint): number | null {
@@ -65,7 +74,7 @@ function split(name: string, points: SweepPoint[], y: (p: SweepPoint) => number 
 }
 
 function loadCurves(s: SweepJson): string {
-  const pts = s.points;
+  const pts = curvePoints(s);
   const b = s.bounds;
   const charts: string[] = [];
   const x = 'throughput (completed samples/s)';
@@ -124,7 +133,7 @@ function loadCurves(s: SweepJson): string {
 function pareto(s: SweepJson): string {
   const perGpu = s.gpus !== null;
   const total = (p: SweepPoint) => (perGpu ? p.tokensPerSecondPerGpu : p.tokensPerSecond);
-  const pts = s.points.filter((p) => p.tokensPerSecondPerUser !== null && total(p) !== null);
+  const pts = curvePoints(s).filter((p) => p.tokensPerSecondPerUser !== null && total(p) !== null);
   if (pts.length === 0)
     return emptyChart('Pareto: tokens/s per user vs per GPU', 'no point has TPOT and token figures');
   const series = (name: string, list: SweepPoint[], color: string): LineSeries => ({
@@ -167,7 +176,9 @@ function pointsTable(s: SweepJson): string {
   const rows = s.points.map((p) => [
     fmtNum(p.value),
     `${p.kind}${p.resumed ? ' (resumed)' : ''}`,
-    p.verdict,
+    p.sustained === false
+      ? `${p.verdict}, not sustained (${p.trend?.metric === 'ttft' ? 'TTFT' : 'latency'} p99 projected ${fmtMs(p.trend?.projectedP99Ms)})`
+      : p.verdict,
     p.measurement ?? '—',
     fmtNum(p.qps),
     fmtNum(p.tokensPerSecond),

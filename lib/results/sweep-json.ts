@@ -2,6 +2,7 @@
 // object (docs/sweep.md): every point with its settings, verdict and figures
 // (read from the point's results.json), the benchmark's bounds, and the
 // capacity the search found with its precision.
+import type { LatencyTrend } from './latency-trend.js';
 import type { ResultsJson } from './results-json.js';
 
 export const SWEEP_SCHEMA = '@x/loadgen/sweep';
@@ -16,8 +17,13 @@ export interface SweepPercentiles {
 }
 
 export interface SweepPoint {
-  /** probe: a short run of the search; list: a point of --rates/--concurrencies; confirm: the full-length run at the capacity. */
-  kind: 'probe' | 'list' | 'confirm';
+  /**
+   * probe: a short run of the search; list: a point of --rates/--concurrencies;
+   * confirm: the full-length run at the capacity; calibration: the closed loop
+   * that measured the servers' saturated rate to start a QPS search from (no
+   * --start or --target-qps given); its verdict counts for nothing.
+   */
+  kind: 'probe' | 'list' | 'confirm' | 'calibration';
   /** The value the point was run at (target QPS or concurrency). */
   value: number;
   targetQps: number | null;
@@ -34,8 +40,17 @@ export interface SweepPoint {
   loadgenVerdict: ResultsJson['verdict']['status'];
   /** The run's own status (verdict.run.status). */
   runStatus: ResultsJson['verdict']['run']['status'];
-  /** VALID and clean: what the search counts as within the bounds. */
+  /** VALID, clean and, for a probe, sustained: what the search counts as within the bounds. */
   withinBounds: boolean;
+  /**
+   * For a probe: whether a run of the full length at its rate would stay
+   * within the bound, from the trend of its TTFT (or latency): false when
+   * p99 + slope × (full duration − probe window) passes the bound (then a
+   * reason says so); null when not judged (no trend, no bound, not a QPS probe).
+   */
+  sustained: boolean | null;
+  /** The point's latency trend (results.json latencyMs.trend) and, for a probe, the p99 it projects to the full duration, ms. */
+  trend: (LatencyTrend & { projectedP99Ms: number | null }) | null;
   /** Why INVALID (LoadGen's reasons, then the run's). */
   reasons: string[];
   /** The verdict on the point's measurement itself (results.json harness.verdict; docs/measurement.md); null without the adapter. */
@@ -79,6 +94,12 @@ export interface SweepCapacity {
   probes: number;
   /** The confirmation run's outcome (null without --confirm). */
   confirmed: boolean | null;
+  /**
+   * Where the search started from when neither --start nor --target-qps was
+   * given: the saturated rate a closed loop of `concurrency` users reached
+   * (completed samples/s), the search starting at half of it; null otherwise.
+   */
+  calibration: { concurrency: number; qps: number | null; start: number } | null;
 }
 
 export interface SweepJson {
@@ -130,6 +151,36 @@ export function sweepBounds(j: ResultsJson): SweepJson['bounds'] {
   };
 }
 
+/**
+ * Growth between the thirds below this share of the bound is taken for
+ * noise: at light load the medians wander by a few ms, which multiplied by
+ * a 600 s run would fail any rate.
+ */
+export const TREND_NOISE_SHARE = 0.05;
+
+/** The projection of a probe's trend to a run of `horizonMs`, and whether it stays within the bound. */
+export function projectTrend(
+  j: ResultsJson,
+  horizonMs: number,
+): { projectedP99Ms: number | null; sustained: boolean | null; reason: string | null } {
+  const t = j.latencyMs.trend;
+  const b = sweepBounds(j);
+  const bound = t?.metric === 'ttft' ? b?.ttftMs : b?.latencyMs;
+  const p99 = t?.metric === 'ttft' ? j.latencyMs.ttft?.p99 : j.latencyMs.sample?.p99;
+  const window = j.throughput.windowSeconds;
+  if (!t || !bound || p99 == null || window === null) return { projectedP99Ms: null, sustained: null, reason: null };
+  const grew = t.lastMs - t.firstMs;
+  const rest = Math.max(0, horizonMs / 1000 - window);
+  const projected = grew > TREND_NOISE_SHARE * bound ? p99 + t.slopeMsPerSecond * rest : p99;
+  if (projected <= bound) return { projectedP99Ms: projected, sustained: true, reason: null };
+  const name = t.metric === 'ttft' ? 'TTFT' : 'latency';
+  return {
+    projectedP99Ms: projected,
+    sustained: false,
+    reason: `not sustained: median ${name} grew from ${t.firstMs.toFixed(1)} to ${t.lastMs.toFixed(1)} ms over the probe (${t.slopeMsPerSecond.toFixed(1)} ms/s, the queue growing); a ${(horizonMs / 1000).toFixed(0)} s run at this rate would reach a p99 of about ${projected.toFixed(0)} ms, over the ${bound} ms bound`,
+  };
+}
+
 /** One point of sweep.json from its run's results.json. */
 export function pointFromResults(
   j: ResultsJson,
@@ -140,6 +191,8 @@ export function pointFromResults(
     dir: string;
     resumed: boolean;
     gpus: number | null;
+    /** For a QPS probe: the full run's duration, ms, its trend is projected to. */
+    horizonMs?: number | null;
   },
 ): SweepPoint {
   const s = j.settings.requested;
@@ -149,6 +202,9 @@ export function pointFromResults(
   const window = j.throughput.windowSeconds;
   const reasons = [...j.verdict.reasons.map((r) => r.trim()).filter(Boolean)];
   if (j.verdict.run.message) reasons.push(j.verdict.run.message);
+  const judged = at.horizonMs ? projectTrend(j, at.horizonMs) : null;
+  if (judged?.reason) reasons.push(judged.reason);
+  const trend = j.latencyMs.trend ? { ...j.latencyMs.trend, projectedP99Ms: judged?.projectedP99Ms ?? null } : null;
   const minDuration = Number(s.minDurationMs);
   return {
     kind: at.kind,
@@ -161,7 +217,9 @@ export function pointFromResults(
     verdict: j.verdict.overall,
     loadgenVerdict: j.verdict.status,
     runStatus: j.verdict.run.status,
-    withinBounds: j.verdict.overall === 'VALID',
+    withinBounds: j.verdict.overall === 'VALID' && judged?.sustained !== false,
+    sustained: judged?.sustained ?? null,
+    trend,
     reasons,
     measurement: j.harness?.verdict ?? null,
     measurementReasons: j.harness ? [...j.harness.reasons] : [],

@@ -25,7 +25,7 @@ import {
 import { writeSweepOutputs } from '../results/sweep-html.js';
 import { checkOutputDir, createOutputDir } from './output-dir.js';
 import { runBenchmark } from './run-benchmark.js';
-import type { RunBenchmarkOptions } from './run-options.js';
+import { composeSettings, type RunBenchmarkOptions } from './run-options.js';
 
 export type { SweepCapacity, SweepDimension, SweepJson, SweepPoint } from '../results/sweep-json.js';
 
@@ -34,7 +34,11 @@ export interface RunSweepOptions extends RunBenchmarkOptions {
   dimension?: SweepDimension;
   /** A plain list of points (target QPS or concurrencies, by `dimension`) instead of the search. */
   points?: readonly number[];
-  /** The search's first value (default: `targetQps`, else 1 QPS; `concurrency`, else 1). */
+  /**
+   * The search's first value (default: `targetQps`, else half the rate a
+   * calibration closed loop of `concurrency` (else 256) users reached; for a
+   * concurrency search, `concurrency`, else 1).
+   */
   start?: number;
   /** Relative precision of the search: it stops when the lowest INVALID value is within this of the highest VALID one (default 0.05). */
   precision?: number;
@@ -187,6 +191,8 @@ export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> 
   createOutputDir(outdir);
   const gpus = gpuCount(base);
   const startedAt = new Date().toISOString();
+  // A probe stands for a run with the full settings: its latency trend is projected to that run's length.
+  const fullRunMs = composeSettings(base, (base.endpoints ?? []).length === 0).settings.minDurationMs;
   const points: SweepPoint[] = [];
   let stopped = false;
   let bounds: SweepJson['bounds'] = null;
@@ -194,10 +200,17 @@ export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> 
   let slotRate = 0;
 
   const measure = async (value: number, kind: SweepPoint['kind']): Promise<SweepPoint> => {
-    const dir = join(outdir, pointDir(dimension, value, kind === 'confirm'));
+    const calibrating = kind === 'calibration';
+    // A calibration is a closed loop of `value` users, whatever the sweep's dimension.
+    const dim: SweepDimension = calibrating ? 'concurrency' : dimension;
+    const dir = join(
+      outdir,
+      calibrating ? join('points', `calibration-c${value}`) : pointDir(dimension, value, kind === 'confirm'),
+    );
     const rel = relative(outdir, dir);
     let done = readDonePoint(dir);
-    const differs = done ? settingsDiffer(done, dimension, value, kind === 'probe' ? probeDurationMs : null) : null;
+    const short = kind === 'probe' || calibrating ? probeDurationMs : null;
+    const differs = done ? settingsDiffer(done, dim, value, short) : null;
     if (differs) {
       log(`sweep: ${rel} was run with other settings (${differs}): running it again`);
       done = null;
@@ -215,23 +228,37 @@ export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> 
         settings.minQueryCount = Math.max(settings.minQueryCount ?? 0, probeMinQueries);
       }
       const o: RunBenchmarkOptions = { ...base, outdir: dir, settings, writeOutputs: true };
-      if (dimension === 'qps') o.targetQps = value;
+      if (calibrating) {
+        // Only its rate is used: as short as a probe, no query-count floor, no other issue policy.
+        settings.minDurationMs = probeDurationMs;
+        settings.minQueryCount = value;
+        settings.closedLoopConcurrency = value;
+        for (const k of ['serverBurstiness', 'rampStartQps', 'rampDurationMs', 'rampExponential'] as const)
+          delete settings[k];
+        o.targetQps = value * CALIBRATION_SLOT_QPS;
+      } else if (dimension === 'qps') o.targetQps = value;
       else {
         // A closed loop of `value` users; its target QPS only sizes the generated queries.
         settings.closedLoopConcurrency = value;
         if (base.targetQps === undefined) o.targetQps = closedLoopSizing(value, slotRate);
       }
-      log(`sweep: ${kind} at ${dimension} ${value} → ${rel}`);
+      log(`sweep: ${kind} at ${calibrating ? `${value} users` : `${dimension} ${value}`} → ${rel}`);
       const record = await runPoint(o);
       results = readDonePoint(dir) ?? buildResultsJson(record);
     }
-    const point = pointFromResults(results, { kind, dimension, value, dir: rel, resumed, gpus });
+    const horizonMs = kind === 'probe' && dimension === 'qps' ? fullRunMs : null;
+    const point = pointFromResults(results, { kind, dimension: dim, value, dir: rel, resumed, gpus, horizonMs });
     if (dimension === 'concurrency' && point.qps !== null) slotRate = Math.max(slotRate, point.qps / value);
     bounds ??= sweepBounds(results);
     points.push(point);
-    log(
-      `sweep: ${dimension} ${value}: ${point.verdict}${point.withinBounds ? '' : point.reasons.length ? ` (${point.reasons[0]})` : ''}`,
-    );
+    if (calibrating)
+      log(
+        `sweep: calibration, ${value} users in a closed loop: ${point.qps === null ? 'no rate' : `${point.qps.toFixed(2)} samples/s`}`,
+      );
+    else
+      log(
+        `sweep: ${dimension} ${value}: ${point.sustained === false && point.verdict === 'VALID' ? `VALID but ${point.reasons.at(-1)}` : `${point.verdict}${point.withinBounds ? '' : point.reasons.length ? ` (${point.reasons[0]})` : ''}`}`,
+      );
     onPoint?.(point);
     if (signal?.aborted) stopped = true;
     return point;
@@ -244,9 +271,20 @@ export async function runSweep(options: RunSweepOptions): Promise<SweepOutcome> 
       await measure(roundPoint(dimension, v), 'list');
     }
   } else {
-    capacity = await search(dimension, start ?? defaultStart(dimension, base), precision, maxProbes, measure, () =>
-      Boolean(stopped || signal?.aborted),
-    );
+    let from = start ?? defaultStart(dimension, base);
+    let calibration: SweepCapacity['calibration'] = null;
+    if (dimension === 'qps' && start === undefined && base.targetQps === undefined) {
+      const users = base.concurrency ?? CALIBRATION_USERS;
+      const c = await measure(users, 'calibration');
+      if (c.qps !== null && c.qps > 0 && c.verdict !== 'ABORTED') from = roundPoint('qps', c.qps / 2);
+      else log(`sweep: the calibration measured no rate (${c.reasons[0] ?? c.verdict}): starting at ${from} QPS`);
+      calibration = { concurrency: users, qps: c.qps, start: from };
+    }
+    capacity =
+      stopped || signal?.aborted
+        ? null
+        : await search(dimension, from, precision, maxProbes, measure, () => Boolean(stopped || signal?.aborted));
+    if (capacity) capacity.calibration = calibration;
     if (capacity && capacity.value !== null && confirm && !(stopped || signal?.aborted)) {
       const p = await measure(capacity.value, 'confirm');
       capacity.confirmed = p.withinBounds;
@@ -286,6 +324,14 @@ const CLOSED_LOOP_PRIOR_SLOT_QPS = 10;
 function closedLoopSizing(concurrency: number, slotRate: number): number {
   return concurrency * Math.max(CLOSED_LOOP_PRIOR_SLOT_QPS, 3 * slotRate);
 }
+
+// Without a start rate, a closed loop of this many users (or --concurrency)
+// measures the servers' saturated rate first, and the search starts at half
+// of it: a ladder from 1 QPS spends minutes per rung (662 queries a probe).
+const CALIBRATION_USERS = 256;
+// Generated queries per user and second of the calibration: LoadGen makes the
+// whole schedule up front, and a loop that outruns it ends in an error.
+const CALIBRATION_SLOT_QPS = 100;
 
 function defaultStart(dimension: SweepDimension, o: RunBenchmarkOptions): number {
   if (dimension === 'qps') return o.targetQps ?? 1;
@@ -367,5 +413,6 @@ async function search(
       lo !== null && hi !== null && hi <= Math.max(lo * (1 + precision), dimension === 'concurrency' ? lo + 1 : 0),
     probes,
     confirmed: null,
+    calibration: null,
   };
 }

@@ -1,7 +1,8 @@
 // runSweep in process, against the built-in simulator (test/run/helpers.ts:
 // a server whose ceiling is 200 samples/s): the capacity search lands within
 // its precision below that ceiling, a run at the found rate is VALID and one
-// 20 % above it INVALID (same settings); a sweep started again reads its
+// 20 % above it INVALID (same settings); without a start rate, a closed-loop
+// calibration picks where the search starts; a sweep started again reads its
 // finished points back instead of running them; a list writes every point.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,49 @@ const dir = mkdtempSync(join(tmpdir(), 'lg-sweep-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const PROBE = { start: 100, precision: 0.05, probeDurationMs: 1000 };
+
+describe('runSweep: without a start rate', () => {
+  test('a closed loop measures the saturated rate first, the search starts at half of it, and it is read back', async () => {
+    const outdir = join(dir, 'calibrated');
+    let runs = 0;
+    const options = {
+      ...SMALL,
+      precision: 0.1,
+      probeDurationMs: 1000,
+      outdir,
+      runPoint: (o: RunBenchmarkOptions) => {
+        runs++;
+        return runBenchmark(o);
+      },
+    };
+    const { sweep } = await runSweep(options);
+    const [cal, ...probes] = sweep.points;
+    expect(cal!.kind).toBe('calibration');
+    expect(cal!.concurrency).toBe(256);
+    expect(cal!.dir).toBe(join('points', 'calibration-c256'));
+    // 256 users against 8 slots: the server's ceiling.
+    expect(cal!.qps!).toBeGreaterThan(CEILING * 0.7);
+    expect(cal!.qps!).toBeLessThan(CEILING * 1.1);
+    const c = sweep.capacity!;
+    expect(c.calibration).toEqual({ concurrency: 256, qps: cal!.qps, start: probes[0]!.value });
+    expect(Math.abs(probes[0]!.value - cal!.qps! / 2)).toBeLessThanOrEqual(cal!.qps! * 1e-3);
+    expect(probes.every((p) => p.kind === 'probe')).toBe(true);
+    expect(c.probes).toBe(probes.length);
+    expect(runs).toBe(probes.length + 1);
+    expect(c.value!).toBeGreaterThan(CEILING * 0.8);
+    expect(c.value!).toBeLessThanOrEqual(CEILING * 1.15);
+    expect(readFileSync(join(outdir, 'sweep.html'), 'utf8')).toContain('256 users in a closed loop reached');
+
+    // Started again: the calibration is read back like the probes, nothing runs.
+    runs = 0;
+    const again = await runSweep(options);
+    expect(runs).toBe(0);
+    expect(again.sweep.points.map((p) => [p.kind, p.value, p.resumed])).toEqual(
+      sweep.points.map((p) => [p.kind, p.value, true]),
+    );
+    expect(again.sweep.capacity!.value).toBe(c.value);
+  }, 180_000);
+});
 
 describe('runSweep: the capacity search', () => {
   const outdir = join(dir, 'search');
