@@ -116,7 +116,7 @@ export function formatSweep(s: SweepJson, files: string[]): string {
   for (const p of s.points) {
     const f = (v: number | null | undefined, d = 1) => (v === null || v === undefined ? 'n/a' : v.toFixed(d));
     lines.push(
-      `  ${p.kind.padEnd(11)} ${p.kind === 'calibration' ? 'users' : unit} ${String(p.value).padEnd(8)} ${(p.sustained === false ? 'GROWING' : p.verdict).padEnd(8)} qps ${f(p.qps, 2)}  tokens/s ${f(p.tokensPerSecond)}  TTFT p99 ${f(p.ttftMs?.p99)} ms  TPOT p99 ${f(p.tpotMs?.p99, 2)} ms  latency p99 ${f(p.latencyMs?.p99)} ms${p.resumed ? '  (resumed)' : ''}`,
+      `  ${p.kind.padEnd(11)} ${p.kind === 'calibration' ? 'users' : unit} ${String(p.value).padEnd(8)} ${(p.sustained === false && p.verdict === 'VALID' ? 'GROWING' : p.verdict).padEnd(8)} qps ${f(p.qps, 2)}  tokens/s ${f(p.tokensPerSecond)}  TTFT p99 ${f(p.ttftMs?.p99)} ms  TPOT p99 ${f(p.tpotMs?.p99, 2)} ms  latency p99 ${f(p.latencyMs?.p99)} ms${p.resumed ? '  (resumed)' : ''}`,
     );
   }
   if (s.stopped) lines.push('  stopped early (interrupted); run the same command again to continue');

@@ -176,7 +176,7 @@ function pointsTable(s: SweepJson): string {
   const rows = s.points.map((p) => [
     fmtNum(p.value),
     `${p.kind}${p.resumed ? ' (resumed)' : ''}`,
-    p.sustained === false
+    p.sustained === false && p.verdict === 'VALID'
       ? `${p.verdict}, not sustained (${p.trend?.metric === 'ttft' ? 'TTFT' : 'latency'} p99 projected ${fmtMs(p.trend?.projectedP99Ms)})`
       : p.verdict,
     p.measurement ?? '—',
