@@ -5,7 +5,7 @@
 // exit unless `release` ran first. The servers run inside the job, not here:
 // each has a local watcher process (WATCH_STEP) that ends with the step's exit
 // code once the batch script writes it, so crashes are seen as for any server.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { EndpointFailure } from '../core/errors.js';
@@ -63,8 +63,10 @@ export async function submitHet(
   log: (m: string) => void,
 ): Promise<HetJob> {
   mkdirSync(dir, { recursive: true });
+  // The script holds the servers' env, secrets included: owner-only, and gone
+  // once sbatch has read it (Slurm keeps its own copy with the job).
   const script = join(dir, 'loadgen-het.sh');
-  writeFileSync(script, hetBatchScript(components), { mode: 0o755 });
+  writeFileSync(script, hetBatchScript(components), { mode: 0o700 });
   const argv = sbatchArgv('loadgen', components, script, join(dir, 'loadgen-het.batch.log'));
   log(`slurm: ${argv.join(' ')}`);
   let jobId: string | null = null;
@@ -80,7 +82,7 @@ export async function submitHet(
   try {
     let out: string;
     try {
-      out = await run(argv[0]!, argv.slice(1));
+      out = await run(argv[0]!, argv.slice(1)).finally(() => rmSync(script, { force: true }));
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       throw new Error(
