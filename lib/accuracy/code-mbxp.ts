@@ -136,7 +136,6 @@ export function mbxpJob(
   tests: string,
   o: CodeExecutionOptions,
 ): ProgramJob | { missing: string } {
-  const tool = (name: string) => findTool(name);
   const runSec = o.testTimeoutSec ?? RUN_SEC;
   switch (lang) {
     case 'python':
@@ -148,7 +147,7 @@ export function mbxpJob(
     case 'ruby':
     case 'php': {
       const [bin, ext] = lang === 'javascript' ? ['node', 'js'] : lang === 'ruby' ? ['ruby', 'rb'] : ['php', 'php'];
-      const path = tool(bin);
+      const path = findTool(bin);
       if (!path) return { missing: `${bin} is not installed` };
       const unusable = outOfReach(bin, path, 'x');
       if (unusable) return { missing: unusable };
@@ -161,7 +160,7 @@ export function mbxpJob(
       };
     }
     case 'cpp': {
-      const gxx = tool('g++');
+      const gxx = findTool('g++');
       if (!gxx) return { missing: 'g++ is not installed' };
       const why = outOfReach('g++', gxx, 'x');
       if (why) return { missing: why };
@@ -176,7 +175,7 @@ export function mbxpJob(
     case 'typescript': {
       const tsc = findTsc();
       if (!tsc) return { missing: 'tsc is not installed (npm install typescript)' };
-      const node = tool('node');
+      const node = findTool('node');
       if (!node) return { missing: 'node is not installed' };
       const why =
         outOfReach('node', node, 'x') ??
@@ -270,11 +269,8 @@ export async function scoreMbxp(rows: readonly MbxpRow[], o: CodeExecutionOption
       passed++;
       c.passed++;
     } else {
-      c.failed++;
-      if (res.status === 'timeout') {
-        c.failed--;
-        c.timedOut++;
-      }
+      if (res.status === 'timeout') c.timedOut++;
+      else c.failed++;
       if (r.empty) c.empty++;
     }
   });

@@ -6,7 +6,7 @@
 // it (engine argv, environment, workdir, log path) is single-quoted, so no
 // config value is run as shell code. This module renders and parses only;
 // it runs nothing.
-import { allocationOptions } from './slurm.js';
+import { allocationOptions, stepOptions } from './slurm.js';
 import { shellQuote } from './ssh.js';
 import type { SlurmOptions } from './types.js';
 
@@ -55,12 +55,7 @@ export function hetSrunArgv(k: number, s: HetServer, o: SlurmOptions): string[] 
     '--overlap',
     '--kill-on-bad-exit=1',
   ];
-  if (o.gpusPerServer) out.push(`--gres=gpu:${o.gpusPerServer}`);
-  if (o.workdir) out.push(`--chdir=${o.workdir}`);
-  if (o.containerImage) out.push(`--container-image=${o.containerImage}`);
-  if (o.containerMounts) out.push(`--container-mounts=${o.containerMounts}`);
-  if (o.containerWorkdir) out.push(`--container-workdir=${o.containerWorkdir}`);
-  return [...out, ...o.srunOptions, '--', ...s.argv];
+  return [...out, ...stepOptions(o), '--', ...s.argv];
 }
 
 /**

@@ -54,12 +54,18 @@ export function srunArgv(
     '--overlap',
     '--kill-on-bad-exit=1',
   ];
+  return [...out, ...stepOptions(o), '--', ...argv];
+}
+
+/** What an entry asks of each server's job step (salloc and sbatch-het alike): GPUs, directory, container, srun-options. */
+export function stepOptions(o: SlurmOptions): string[] {
+  const out: string[] = [];
   if (o.gpusPerServer) out.push(`--gres=gpu:${o.gpusPerServer}`);
   if (o.workdir) out.push(`--chdir=${o.workdir}`);
   if (o.containerImage) out.push(`--container-image=${o.containerImage}`);
   if (o.containerMounts) out.push(`--container-mounts=${o.containerMounts}`);
   if (o.containerWorkdir) out.push(`--container-workdir=${o.containerWorkdir}`);
-  return [...out, ...o.srunOptions, '--', ...argv];
+  return [...out, ...o.srunOptions];
 }
 
 /** The job id in salloc's own lines ("Pending job allocation 12", "Granted job allocation 12"). */

@@ -5,6 +5,7 @@
 // wait longer, for as long as the run lasts. A short run's percentiles hide
 // that and a long run's do not, which is why the sweep's probes are judged
 // on the slope too (lib/results/sweep-json.ts).
+import { percentiles } from '../sut/stats.js';
 import type { SampleTiming } from '../sut/types.js';
 
 export interface LatencyTrend {
@@ -24,11 +25,7 @@ export interface LatencyTrend {
 /** Fewer samples per third than this say nothing about a trend. */
 export const TREND_MIN_PER_THIRD = 30;
 
-function median(v: number[]): number {
-  const s = [...v].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+const median = (v: number[]): number => percentiles(v).p50;
 
 /** The trend of the samples that succeeded, or null with too few. */
 export function latencyTrend(timings: readonly SampleTiming[]): LatencyTrend | null {

@@ -128,6 +128,18 @@ export async function startSlurm(o: SlurmClusterOptions = {}): Promise<SlurmClus
   };
   process.on('exit', atExit);
   const stop = async (): Promise<void> => {
+    // Jobs a test left behind first, while the controller can still cancel them.
+    if (daemons.every(running)) {
+      try {
+        execFileSync('scancel', ['--user=root'], {
+          env: { ...process.env, ...env },
+          timeout: 10_000,
+          stdio: 'ignore',
+        });
+      } catch {
+        // Nothing to cancel.
+      }
+    }
     // slurmd first (it ends the steps it runs), then the controller, then munge.
     for (const d of [...daemons].reverse()) {
       if (!running(d)) continue;

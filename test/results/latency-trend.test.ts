@@ -79,7 +79,7 @@ describe('projectTrend: a probe stands for the full run', () => {
     expect(long.sustained).toBe(false);
     expect(long.projectedP99Ms).toBeCloseTo(170 + 50 * (600 - 3.1), 6);
     expect(long.reason).toBe(
-      'not sustained: median TTFT grew from 44.8 to 144.8 ms over the probe (50.0 ms/s, the queue growing); a 600 s run at this rate would reach a p99 of about 30015 ms, over the 1000 ms bound',
+      'not sustained: median TTFT grew from 44.5 to 144.5 ms over the probe (50.0 ms/s, the queue growing); a 600 s run at this rate would reach a p99 of about 30015 ms, over the 1000 ms bound',
     );
   });
 
